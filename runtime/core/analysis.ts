@@ -1,0 +1,76 @@
+// The contract between the pipeline stages: what probing, analysis and
+// highlight rendering hand to each other. Plain data only, so it can cross
+// worker threads and be stored as JSON.
+
+/** The service's label set (spec 2.1; "vehicule" is spelled as the spec spells it). */
+export const SERVICE_LABELS = [
+  'flag', 'plant', 'web', 'NOTHING', 'intrusion', 'person', 'rain',
+  'spider', 'text', 'wind', 'animal', 'other', 'vehicule',
+] as const;
+export type ServiceLabel = (typeof SERVICE_LABELS)[number];
+
+export const RISKS = ['safe', 'danger', 'intrusion'] as const;
+export type Risk = (typeof RISKS)[number];
+
+/** What ffprobe tells about a clip's video stream. */
+export interface ClipInfo {
+  path: string;
+  width: number;
+  height: number;
+  /** seconds, as a fraction */
+  duration: number;
+  fps: number;
+  nframes: number;
+  codec: string;
+}
+
+/** A box in normalised frame coordinates: 0..1 of width and height, origin top-left. */
+export interface Box {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export interface Detection {
+  label: ServiceLabel;
+  score: number;
+  box: Box;
+}
+
+/** One inferred moment of the clip, with what was found in it. */
+export interface KeyFrame {
+  /** seconds from the start of the clip */
+  t: number;
+  /** how much this frame drove the result, 0..1 */
+  score: number;
+  detections: Detection[];
+}
+
+export interface AnalysisStats {
+  framesInferred: number;
+  decodeMs: number;
+  motionMs: number;
+  inferenceMs: number;
+  totalMs: number;
+}
+
+/** The outcome of classifying one clip. */
+export interface Analysis {
+  risk: Risk;
+  labels: ServiceLabel[];
+  /** label -> confidence in [0, 1] */
+  scores: Partial<Record<ServiceLabel, number>>;
+  keyframes: KeyFrame[];
+  model: string;
+  version: string;
+  backend: string;
+  stats: AnalysisStats;
+}
+
+/** Turns a probed clip into an Analysis. Cancelled through the signal (kills child processes). */
+export interface Classifier {
+  readonly model: string;
+  readonly version: string;
+  classify(clip: ClipInfo, signal: AbortSignal): Promise<Analysis>;
+}

@@ -1,0 +1,49 @@
+// The typed event bus the features talk through. A listener that throws or
+// rejects is logged and forgotten: it can never crash the daemon or stop the
+// other listeners from hearing the event.
+import type { Logger } from './log.js';
+
+export interface BusEvents {
+  /** an upload or capture was accepted and its job queued */
+  'job.accepted': { id: string; tenant: string };
+  /** a job started processing */
+  'job.started': { id: string; tenant: string };
+  /** classification and post-processing are both final; the result may be delivered */
+  'result.final': { id: string; tenant: string; flow: string; errorCode: number };
+  /** a classification and its files were deleted (by the API or by retention) */
+  'classification.deleted': { id: string; tenant: string; reason: 'api' | 'retention' };
+  /** a model pack became active */
+  'model.activated': { name: string; version: string; backend: string };
+  /** outbox rows were written and may be sent */
+  'outbox.ready': Record<string, never>;
+}
+
+export type BusEvent = keyof BusEvents;
+type Listener<E extends BusEvent> = (payload: BusEvents[E]) => void | Promise<void>;
+
+export class EventBus {
+  private readonly listeners = new Map<BusEvent, Set<Listener<BusEvent>>>();
+
+  constructor(private readonly log: Logger) {}
+
+  /** Subscribes; returns the function that unsubscribes. */
+  on<E extends BusEvent>(event: E, listener: Listener<E>): () => void {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(listener as Listener<BusEvent>);
+    return () => set!.delete(listener as Listener<BusEvent>);
+  }
+
+  emit<E extends BusEvent>(event: E, payload: BusEvents[E]): void {
+    for (const listener of this.listeners.get(event) ?? []) {
+      try {
+        const out = listener(payload);
+        if (out && typeof (out as Promise<void>).catch === 'function') {
+          (out as Promise<void>).catch((err) => this.log.error('event listener failed', { event, err }));
+        }
+      } catch (err) {
+        this.log.error('event listener failed', { event, err });
+      }
+    }
+  }
+}

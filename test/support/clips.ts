@@ -1,0 +1,47 @@
+// Test clips made at test time from ../shared/media with the real ffmpeg.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ffmpegPath } from '../../runtime/core/tools.js';
+import { media } from './paths.js';
+
+const run = promisify(execFile);
+
+export function tempDir(prefix = 'vigil-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Runs ffmpeg with the given arguments (overwriting the output). */
+export async function ffmpeg(args: string[]): Promise<void> {
+  await run(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-y', ...args], { maxBuffer: 1 << 26 });
+}
+
+/** A still image looped into an H.264 MP4 clip (even dimensions, yuv420p). */
+export async function stillClip(image: string, out: string, seconds = 3, fps = 10, width = 640): Promise<string> {
+  await ffmpeg([
+    '-loop', '1', '-framerate', String(fps), '-i', media(image), '-t', String(seconds),
+    '-vf', `scale=${width}:-2,format=yuv420p`, '-c:v', 'libx264', '-preset', 'ultrafast', out,
+  ]);
+  return out;
+}
+
+/** A slow pan across an image: a crop window moving left to right, so the scene has motion. */
+export async function panClip(image: string, out: string, seconds = 4, fps = 10, width = 640): Promise<string> {
+  await ffmpeg([
+    '-loop', '1', '-framerate', String(fps), '-i', media(image), '-t', String(seconds),
+    '-vf', `scale=${Math.round(width * 1.25)}:-2,crop=${width}:ih:'(iw-ow)*t/${seconds}':0,scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p`,
+    '-c:v', 'libx264', '-preset', 'ultrafast', out,
+  ]);
+  return out;
+}
+
+/** Several images shown one after another (each for `each` seconds). */
+export async function sequenceClip(images: string[], out: string, each = 1, fps = 10, width = 640): Promise<string> {
+  const inputs = images.flatMap((img) => ['-loop', '1', '-framerate', String(fps), '-t', String(each), '-i', media(img)]);
+  const scaled = images.map((_, i) => `[${i}:v]scale=${width}:${Math.round((width * 9) / 16 / 2) * 2}:force_original_aspect_ratio=decrease,pad=${width}:${Math.round((width * 9) / 16 / 2) * 2}:(ow-iw)/2:(oh-ih)/2,setsar=1,format=yuv420p[v${i}]`);
+  const concat = images.map((_, i) => `[v${i}]`).join('') + `concat=n=${images.length}:v=1:a=0[out]`;
+  await ffmpeg([...inputs, '-filter_complex', [...scaled, concat].join(';'), '-map', '[out]', '-c:v', 'libx264', '-preset', 'ultrafast', out]);
+  return out;
+}

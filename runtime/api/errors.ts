@@ -1,0 +1,40 @@
+// One JSON error shape for every endpoint: {"error": {"code": "...", "message": "..."}}.
+import type { Middleware } from 'koa';
+import type { Logger } from '../core/log.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const notFound = (what = 'classification') => new ApiError(404, 'not_found', `no ${what} with this id`);
+
+/** Turns thrown errors into the JSON error body; unexpected ones are logged and answered 500. */
+export function errorBody(log: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, 'no_route', `no endpoint ${ctx.method} ${ctx.path}`);
+    } catch (err) {
+      const e = err as Error & { status?: number; expose?: boolean };
+      if (err instanceof ApiError) {
+        ctx.status = err.status;
+        ctx.body = { error: { code: err.code, message: err.message } };
+      } else if (e.status && e.status < 500 && e.expose !== false) {
+        // errors from koa and its body parser (400 malformed JSON, 413 too large, ...)
+        ctx.status = e.status;
+        ctx.body = { error: { code: e.status === 413 ? 'too_large' : 'bad_request', message: e.message } };
+      } else {
+        log.error('request failed', { method: ctx.method, path: ctx.path, error: e.message, stack: e.stack });
+        ctx.status = 500;
+        ctx.body = { error: { code: 'internal', message: 'internal error; the daemon log has the details' } };
+      }
+    }
+  };
+}

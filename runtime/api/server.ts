@@ -1,0 +1,99 @@
+// The HTTP server: small middleware, one concern each, then the routers that
+// the daemon mounts, each behind the authentication it declares.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa, { type Middleware } from 'koa';
+import type Router from '@koa/router';
+import type { Feature } from '../core/feature.js';
+import type { Logger } from '../core/log.js';
+import { requireAdmin, requireTenant, type Keys } from './auth.js';
+import { errorBody } from './errors.js';
+
+export interface Mount {
+  router: Router;
+  /** public: no key (health, metrics); tenant: a tenant key; admin: an admin key */
+  access: 'public' | 'tenant' | 'admin';
+}
+
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  keys: Keys;
+  mounts: Mount[];
+  log: Logger;
+}
+
+/** Logs each request's outcome (never its headers, which carry keys). */
+function accessLog(log: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = Date.now();
+    try {
+      await next();
+    } finally {
+      log.debug('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started });
+    }
+  };
+}
+
+function guard(access: Mount['access'], keys: Keys): Middleware | undefined {
+  if (access === 'tenant') return requireTenant(keys);
+  if (access === 'admin') return requireAdmin(keys);
+  return undefined;
+}
+
+export function buildApp(options: Omit<HttpServerOptions, 'host' | 'port'>): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.use(accessLog(options.log));
+  app.use(errorBody(options.log));
+  for (const mount of options.mounts) {
+    const auth = guard(mount.access, options.keys);
+    const routes = mount.router.routes();
+    const allowed = mount.router.allowedMethods();
+    // Authenticate only requests this router would answer, so one router's guard never hides another's paths.
+    app.use(async (ctx, next) => {
+      const matched = mount.router.match(ctx.path, ctx.method);
+      if (!matched.path.length) return next();
+      if (auth) return auth(ctx, () => routes(ctx as never, () => allowed(ctx as never, next)));
+      return routes(ctx as never, () => allowed(ctx as never, next));
+    });
+  }
+  return app;
+}
+
+export class HttpServer implements Feature {
+  readonly name = 'http';
+  private server: http.Server | undefined;
+
+  constructor(private readonly options: HttpServerOptions) {}
+
+  async start(): Promise<void> {
+    const app = buildApp(this.options);
+    const server = http.createServer(app.callback());
+    server.requestTimeout = 0; // long uploads and sync waits are bounded by their own limits
+    server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => resolve());
+    });
+    this.server = server;
+    const { address, port } = server.address() as AddressInfo;
+    this.options.log.info('listening', { address, port, url: `http://${address.includes(':') ? `[${address}]` : address}:${port}` });
+  }
+
+  get port(): number {
+    return (this.server?.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 2000).unref();
+    });
+  }
+}

@@ -1,0 +1,68 @@
+// The one configuration schema. Every key has a default, so an empty file (or
+// none) runs the daemon on its embedded defaults; unknown keys and wrong types
+// are errors reported with their key path. Feature sections live beside their
+// feature and are assembled here.
+import os from 'node:os';
+import { z } from 'zod';
+
+const port = z.number().int().min(0).max(65535);
+const positiveInt = z.number().int().positive();
+
+export const tenantSchema = z.strictObject({
+  /** appears as `tenant` in results; letters, digits, dot, dash, underscore */
+  id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, ".", "_" or "-", at most 64'),
+  /** Bearer keys of this tenant */
+  api_keys: z.array(z.string().min(16, 'an API key needs at least 16 characters')).default([]),
+  /** files holding one key each (secrets kept out of the config file) */
+  api_key_files: z.array(z.string()).default([]),
+  /** the flow a classification joins when the request names none */
+  default_flow: z.string().min(1).default('default'),
+});
+
+export const serverSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: port.default(8080),
+  /** largest accepted upload, bytes (413 beyond) */
+  max_upload_bytes: positiveInt.default(512 * 1024 * 1024),
+  /** how long POST /api/classify?sync=true waits for the final result before answering 202 */
+  sync_timeout_s: positiveInt.default(300),
+});
+
+export const storageSchema = z.strictObject({
+  /** the data folder: database, clips, highlights, models; relative paths are from the working directory */
+  data_dir: z.string().min(1).default('data'),
+  /** the SQLite file; relative paths are inside data_dir */
+  database: z.string().min(1).default('vigil.db'),
+});
+
+export const jobsSchema = z.strictObject({
+  /** clips processed at once; more are queued */
+  concurrency: positiveInt.default(Math.max(1, os.cpus().length)),
+  /** a job that crashed the daemon this many times ends with error_code 9001 */
+  max_attempts: positiveInt.default(3),
+  /** on SIGTERM, how long running jobs may finish before they are put back in the queue */
+  shutdown_grace_s: z.number().int().min(0).default(10),
+});
+
+export const logSchema = z.strictObject({
+  level: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export const configSchema = z.strictObject({
+  server: serverSchema.prefault({}),
+  storage: storageSchema.prefault({}),
+  /** tenants and their API keys; with none, a tenant "default" is created with a generated key file */
+  tenants: z.array(tenantSchema).default([]),
+  admin: z
+    .strictObject({
+      /** keys for the admin API (integrations, deliveries); with none, a key file is generated */
+      api_keys: z.array(z.string().min(16)).default([]),
+      api_key_files: z.array(z.string()).default([]),
+    })
+    .prefault({}),
+  jobs: jobsSchema.prefault({}),
+  log: logSchema.prefault({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type TenantConfig = z.infer<typeof tenantSchema>;

@@ -1,0 +1,133 @@
+// Acceptance: validates what came with a clip, probes it, and records the
+// classification and its job. The clip is moved into place before the row is
+// written, so a crash in between leaves at worst a folder without a row, which
+// the start-up reconciliation removes; an accepted job always has its clip.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ApiError } from '../api/errors.js';
+import type { EventBus } from '../core/bus.js';
+import { PipelineError } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import { probeClip } from '../pipeline/probe.js';
+import type { ClassificationStore } from '../store/classifications.js';
+import type { MediaFiles } from '../store/media-files.js';
+import { isoNow } from '../store/time.js';
+
+/** What a classification request may carry besides the clip (form fields or query parameters). */
+export interface Submission {
+  file: string;
+  originalName: string;
+  contentType: string;
+  size: number;
+  fields: Record<string, string>;
+}
+
+export interface Acceptance {
+  id: string;
+  accepted_at: string;
+}
+
+const FLOW = /^[A-Za-z0-9._-]{1,64}$/;
+const EXTENSION = /^\.[A-Za-z0-9]{1,8}$/;
+const TYPE_EXTENSIONS: Record<string, string> = {
+  'video/mp4': '.mp4', 'video/quicktime': '.mov', 'video/x-msvideo': '.avi', 'video/avi': '.avi',
+  'video/x-matroska': '.mkv', 'video/webm': '.webm', 'video/mp2t': '.ts', 'video/mpeg': '.mpg',
+};
+
+export class Intake {
+  constructor(
+    private readonly store: ClassificationStore,
+    private readonly files: MediaFiles,
+    private readonly bus: EventBus,
+    private readonly defaultFlows: Map<string, string>,
+    private readonly log: Logger,
+  ) {}
+
+  async accept(tenant: string, s: Submission): Promise<Acceptance> {
+    const fields = parseFields(s.fields, this.defaultFlows.get(tenant) ?? 'default');
+    let clip;
+    try {
+      clip = await probeClip(s.file);
+    } catch (err) {
+      if (err instanceof PipelineError) throw new ApiError(422, 'invalid_video', err.message);
+      throw err;
+    }
+    const id = crypto.randomUUID();
+    const ext = extensionOf(s.originalName, s.contentType);
+    const filename = `${id}${ext}`;
+    await this.files.adopt(id, s.file, filename);
+    const { path: _path, ...specs } = clip;
+    const acceptedAt = await this.store.accept({
+      id,
+      tenant,
+      flow: fields.flow,
+      parentId: fields.parentId,
+      cameraId: fields.cameraId,
+      analyseId: fields.analyseId,
+      metadata: fields.metadata,
+      videoname: s.originalName || filename,
+      filename,
+      filesize: s.size,
+      originalSpecs: specs,
+    });
+    this.log.info('clip accepted', { id, tenant, flow: fields.flow, bytes: s.size, codec: clip.codec, duration: clip.duration });
+    this.bus.emit('job.accepted', { id, tenant });
+    return { id, accepted_at: acceptedAt ?? isoNow() };
+  }
+
+  /** A request that was rejected after bytes were written leaves nothing behind. */
+  static async discard(file: string): Promise<void> {
+    await fs.promises.rm(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
+interface ParsedFields {
+  metadata: Record<string, unknown>;
+  analyseId: number | null;
+  parentId: string;
+  cameraId: string;
+  flow: string;
+}
+
+/** Checks the optional fields; each bad one is a 400 naming the field. */
+export function parseFields(fields: Record<string, string>, defaultFlow: string): ParsedFields {
+  let metadata: Record<string, unknown> = {};
+  if (fields.metadata !== undefined && fields.metadata.trim() !== '') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(fields.metadata);
+    } catch (err) {
+      throw new ApiError(400, 'invalid_metadata', `metadata is not valid JSON: ${(err as Error).message}`);
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new ApiError(400, 'invalid_metadata', 'metadata must be a JSON object, e.g. {"camera_id": "cam-1", "site_id": 12}');
+    }
+    metadata = parsed as Record<string, unknown>;
+  }
+  let analyseId: number | null = null;
+  if (fields.analyse_id !== undefined && fields.analyse_id !== '') {
+    if (!/^-?\d+$/.test(fields.analyse_id) || !Number.isSafeInteger(Number(fields.analyse_id))) {
+      throw new ApiError(400, 'invalid_analyse_id', `analyse_id must be an integer, got "${fields.analyse_id.slice(0, 40)}"`);
+    }
+    analyseId = Number(fields.analyse_id);
+  }
+  const parentId = fields.parent_id ?? '';
+  if (parentId.length > 256) throw new ApiError(400, 'invalid_parent_id', 'parent_id is longer than 256 characters');
+  const flow = fields.flow || defaultFlow;
+  if (!FLOW.test(flow)) throw new ApiError(400, 'invalid_flow', 'flow must be 1 to 64 letters, digits, ".", "_" or "-"');
+  return { metadata, analyseId, parentId, cameraId: cameraIdOf(metadata, fields), flow };
+}
+
+/** camera_id: metadata.camera_id, else a camera_id field or query parameter, else empty. */
+export function cameraIdOf(metadata: Record<string, unknown>, fields: Record<string, string>): string {
+  const fromMetadata = metadata.camera_id;
+  if (typeof fromMetadata === 'string' || typeof fromMetadata === 'number') return String(fromMetadata);
+  return fields.camera_id ?? '';
+}
+
+function extensionOf(originalName: string, contentType: string): string {
+  const ext = path.extname(originalName).toLowerCase();
+  if (EXTENSION.test(ext)) return ext;
+  return TYPE_EXTENSIONS[contentType.toLowerCase()] ?? '.video';
+}

@@ -1,0 +1,111 @@
+// Receiving a clip over HTTP: multipart/form-data with a `video` part, or the
+// raw bytes as the body (many NVRs can only POST a file). Either way the bytes
+// stream to a file under the incoming folder, never whole into memory, and
+// everything written is removed again if the upload is rejected.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import type { Context } from 'koa';
+import { koaBody } from 'koa-body';
+import { ApiError } from '../api/errors.js';
+
+export interface ReceivedUpload {
+  /** the temporary file holding the clip */
+  file: string;
+  /** the folder to remove once the upload is adopted or rejected */
+  workDir: string;
+  /** the name the sender gave the file, if any */
+  originalName: string;
+  contentType: string;
+  size: number;
+  /** form fields, then query parameters for what the form did not give */
+  fields: Record<string, string>;
+}
+
+const RAW_TYPES = ['video/*', 'application/octet-stream'];
+
+export async function receiveUpload(ctx: Context, incomingDir: string, maxBytes: number): Promise<ReceivedUpload> {
+  const declared = Number(ctx.get('content-length'));
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (!ctx.request.type) throw new ApiError(400, 'empty_body', 'no video: send multipart/form-data with a "video" part, or the clip itself as the body with Content-Type video/* or application/octet-stream');
+  const workDir = await fs.promises.mkdtemp(path.join(incomingDir, 'upload-'));
+  try {
+    const upload = ctx.is('multipart') ? await receiveMultipart(ctx, workDir, maxBytes) : await receiveRaw(ctx, workDir, maxBytes);
+    if (upload.size === 0) throw new ApiError(400, 'empty_body', 'the video is empty (0 bytes)');
+    return upload;
+  } catch (err) {
+    await fs.promises.rm(workDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(413, 'too_large', `the upload is larger than the limit of ${maxBytes} bytes (server.max_upload_bytes)`);
+}
+
+function queryFields(ctx: Context): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ctx.query)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+async function receiveMultipart(ctx: Context, workDir: string, maxBytes: number): Promise<ReceivedUpload> {
+  const parse = koaBody({
+    multipart: true,
+    json: false,
+    urlencoded: false,
+    text: false,
+    formidable: { uploadDir: workDir, maxFileSize: maxBytes, maxTotalFileSize: maxBytes, allowEmptyFiles: true, minFileSize: 0, maxFiles: 4 },
+  });
+  try {
+    await parse(ctx, async () => {});
+  } catch (err) {
+    const e = err as Error & { httpCode?: number; status?: number };
+    const status = e.httpCode ?? e.status ?? 400;
+    if (status === 413 || /maxFileSize|maxTotalFileSize/.test(e.message)) throw tooLarge(maxBytes);
+    throw new ApiError(400, 'bad_multipart', `the multipart body could not be read: ${e.message}`);
+  }
+  const files = ctx.request.files ?? {};
+  const part = files.video;
+  const video = Array.isArray(part) ? part[0] : part;
+  if (!video) {
+    const names = Object.keys(files);
+    throw new ApiError(400, 'missing_video', `no "video" file part in the form${names.length ? ` (got: ${names.join(', ')})` : ''}`);
+  }
+  const fields: Record<string, string> = queryFields(ctx);
+  for (const [k, v] of Object.entries((ctx.request.body ?? {}) as Record<string, unknown>)) {
+    const value = Array.isArray(v) ? v[0] : v;
+    if (typeof value === 'string') fields[k] = value;
+  }
+  return {
+    file: video.filepath,
+    workDir,
+    originalName: video.originalFilename ?? '',
+    contentType: video.mimetype ?? '',
+    size: video.size,
+    fields,
+  };
+}
+
+async function receiveRaw(ctx: Context, workDir: string, maxBytes: number): Promise<ReceivedUpload> {
+  if (!ctx.is(RAW_TYPES)) {
+    throw new ApiError(415, 'unsupported_media_type', `Content-Type ${ctx.request.type} is not accepted: use multipart/form-data, video/* or application/octet-stream`);
+  }
+  const file = path.join(workDir, crypto.randomUUID());
+  let size = 0;
+  const limit = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      size += chunk.length;
+      done(size > maxBytes ? tooLarge(maxBytes) : null, chunk);
+    },
+  });
+  try {
+    await pipeline(ctx.req, limit, fs.createWriteStream(file));
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(400, 'upload_interrupted', `the upload did not complete: ${(err as Error).message}`);
+  }
+  return { file, workDir, originalName: ctx.query.videoname ? String(ctx.query.videoname) : '', contentType: ctx.request.type, size, fields: queryFields(ctx) };
+}

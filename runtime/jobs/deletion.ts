@@ -1,0 +1,47 @@
+// The one deletion path, used by DELETE /api/classify/<id> and by retention:
+// hide the row, stop its job, remove its files, then remove its rows. Each step
+// is safe to repeat, so a deletion a crash interrupted is finished at start.
+import type { EventBus } from '../core/bus.js';
+import type { Logger } from '../core/log.js';
+import type { ClassificationStore } from '../store/classifications.js';
+import type { MediaFiles } from '../store/media-files.js';
+
+export interface JobCanceller {
+  cancel(id: string): Promise<void>;
+}
+
+export class Deleter {
+  constructor(
+    private readonly store: ClassificationStore,
+    private readonly files: MediaFiles,
+    private readonly jobs: JobCanceller,
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+  ) {}
+
+  async delete(id: string, tenant: string, reason: 'api' | 'retention'): Promise<void> {
+    await this.store.markDeleting(id);
+    await this.jobs.cancel(id);
+    await this.files.remove(id);
+    await this.store.removeRows(id);
+    this.log.info('classification deleted', { id, tenant, reason });
+    this.bus.emit('classification.deleted', { id, tenant, reason });
+  }
+
+  /** Finishes interrupted deletions and removes media folders that no row owns. */
+  async reconcile(knownIds: (ids: string[]) => Promise<Set<string>>): Promise<{ finished: number; orphans: number }> {
+    const interrupted = await this.store.listDeleting();
+    for (const id of interrupted) {
+      await this.files.remove(id);
+      await this.store.removeRows(id);
+    }
+    const folders = await this.files.listIds();
+    const owned = await knownIds(folders);
+    const orphans = folders.filter((id) => !owned.has(id));
+    for (const id of orphans) await this.files.remove(id);
+    if (interrupted.length || orphans.length) {
+      this.log.warn('start-up reconciliation', { deletions_finished: interrupted.length, orphan_folders_removed: orphans.length });
+    }
+    return { finished: interrupted.length, orphans: orphans.length };
+  }
+}

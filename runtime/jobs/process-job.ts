@@ -1,0 +1,128 @@
+// One job, start to final: classify the stored clip, render its highlight,
+// then make the result final (which queues its deliveries).
+import fs from 'node:fs';
+import type { Analysis, ClipInfo } from '../core/analysis.js';
+import { ErrorCode, PipelineError, errorMessage } from '../core/errors.js';
+import type { Logger } from '../core/log.js';
+import { probeClip } from '../pipeline/probe.js';
+import type { ClassificationOutcome, ClassificationStore, ClassificationRow, VideoOutcome } from '../store/classifications.js';
+import type { MediaFiles } from '../store/media-files.js';
+import type { ClassifierSource, HighlightRenderer } from './stages.js';
+
+export interface JobContext {
+  store: ClassificationStore;
+  files: MediaFiles;
+  classifiers: ClassifierSource;
+  renderHighlight: HighlightRenderer | null;
+  maxAttempts: number;
+  log: Logger;
+}
+
+export type FinalInfo = { tenant: string; flow: string; errorCode: number };
+
+/** Runs one claimed job. Rejects only when the signal fired (cancelled or shutting down). */
+export async function processJob(ctx: JobContext, id: string, attempts: number, signal: AbortSignal): Promise<FinalInfo | undefined> {
+  const row = await ctx.store.get(id);
+  if (!row) return undefined;
+  const started = Date.now();
+  await ctx.store.markStarted(id);
+
+  if (attempts > ctx.maxAttempts) {
+    ctx.log.error('job gave up after repeated crashes', { id, attempts });
+    const outcome = failure(new PipelineError(ErrorCode.GAVE_UP, `processing stopped the runtime ${attempts - 1} times; the clip was given up`));
+    await ctx.store.saveOutcome(id, outcome, Date.now() - started, 'error');
+    return ctx.store.finalize(id, noVideo('not rendered: the classification was given up'), Date.now() - started);
+  }
+
+  const clip = clipOf(ctx, row);
+  let analysis: Analysis | undefined;
+  let outcome: ClassificationOutcome;
+  try {
+    analysis = await classify(ctx, clip, signal);
+    outcome = success(analysis);
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    outcome = failure(err);
+    ctx.log.warn('classification failed', { id, error_code: outcome.errorCode, error: outcome.errorMsg });
+  }
+
+  const willRender = analysis !== undefined && ctx.renderHighlight !== null;
+  await ctx.store.saveOutcome(id, outcome, Date.now() - started, willRender ? 'processing' : 'error');
+
+  let video: VideoOutcome;
+  if (analysis && ctx.renderHighlight) {
+    video = await render(ctx, id, clip, analysis, signal);
+  } else {
+    video = noVideo(ctx.renderHighlight ? 'not rendered: the classification failed' : 'highlight rendering is disabled');
+  }
+  return ctx.store.finalize(id, video, Date.now() - started);
+}
+
+function clipOf(ctx: JobContext, row: ClassificationRow): ClipInfo {
+  const specs = JSON.parse(row.original_specs) as Omit<ClipInfo, 'path'>;
+  return { ...specs, path: ctx.files.clipPath(row.id, row.filename) };
+}
+
+async function classify(ctx: JobContext, clip: ClipInfo, signal: AbortSignal): Promise<Analysis> {
+  const lease = await ctx.classifiers.acquire();
+  try {
+    return await lease.classifier.classify(clip, signal);
+  } finally {
+    lease.release();
+  }
+}
+
+async function render(ctx: JobContext, id: string, clip: ClipInfo, analysis: Analysis, signal: AbortSignal): Promise<VideoOutcome> {
+  const outPath = ctx.files.highlightPath(id);
+  try {
+    await ctx.renderHighlight!({ clip, analysis, outPath, signal });
+    const probed = await probeClip(outPath, signal);
+    const { size } = await fs.promises.stat(outPath);
+    return {
+      state: 'done',
+      error: '',
+      processedSpecs: { width: probed.width, height: probed.height, duration: probed.duration, fps: probed.fps, nframes: probed.nframes },
+      highlightBytes: size,
+    };
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    ctx.log.warn('highlight rendering failed', { id, error: errorMessage(err) });
+    await fs.promises.rm(outPath, { force: true });
+    return noVideo(`rendering failed: ${errorMessage(err)}`);
+  }
+}
+
+function success(a: Analysis): ClassificationOutcome {
+  return {
+    errorCode: ErrorCode.OK,
+    errorMsg: '',
+    risk: a.risk,
+    labels: a.labels,
+    scores: a.scores as Record<string, number>,
+    result: 'classified',
+    model: a.model,
+    version: a.version,
+    backend: a.backend,
+    analysis: { keyframes: a.keyframes, stats: a.stats },
+  };
+}
+
+function failure(err: unknown): ClassificationOutcome {
+  const known = err instanceof PipelineError;
+  return {
+    errorCode: known ? err.code : ErrorCode.INTERNAL,
+    errorMsg: known ? err.message : `internal error: ${errorMessage(err)}`,
+    risk: '',
+    labels: [],
+    scores: {},
+    result: 'error',
+    model: '',
+    version: '',
+    backend: '',
+    analysis: null,
+  };
+}
+
+function noVideo(error: string): VideoOutcome {
+  return { state: 'error', error, processedSpecs: null, highlightBytes: 0 };
+}

@@ -1,0 +1,127 @@
+// The job runner: takes queued jobs from the durable queue with bounded
+// concurrency, so a burst of uploads waits in SQLite instead of spawning a
+// process per clip. A job is in the queue until its result is final, so a
+// crash at any point only means the job runs again after the restart.
+import type { EventBus } from '../core/bus.js';
+import { CancelledError, errorMessage } from '../core/errors.js';
+import type { Feature } from '../core/feature.js';
+import { processJob, type JobContext } from './process-job.js';
+
+/** Why a running job's signal fired. */
+class ShutdownAbort extends Error {
+  constructor() {
+    super('the daemon is stopping');
+    this.name = 'ShutdownAbort';
+  }
+}
+
+export interface RunnerOptions {
+  concurrency: number;
+  shutdownGraceMs: number;
+}
+
+export class JobRunner implements Feature {
+  readonly name = 'jobs';
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private stopping = true;
+  private pumping = false;
+  private pumpAgain = false;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly ctx: JobContext,
+    private readonly bus: EventBus,
+    private readonly options: RunnerOptions,
+  ) {}
+
+  async start(): Promise<void> {
+    const requeued = await this.ctx.store.requeueInterrupted();
+    if (requeued) this.ctx.log.warn('jobs interrupted by a previous stop were queued again', { count: requeued });
+    this.stopping = false;
+    this.unsubscribe = this.bus.on('job.accepted', () => this.pump());
+    this.pump();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    const jobs = [...this.running.values()];
+    if (jobs.length === 0) return;
+    this.ctx.log.info('waiting for running jobs', { count: jobs.length, grace_ms: this.options.shutdownGraceMs });
+    const all = Promise.all(jobs.map((j) => j.done));
+    const grace = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), this.options.shutdownGraceMs).unref());
+    if ((await Promise.race([all, grace])) === 'timeout') {
+      for (const job of this.running.values()) job.controller.abort(new ShutdownAbort());
+      await all;
+    }
+  }
+
+  get activeCount(): number {
+    return this.running.size;
+  }
+
+  /** Stops a running job (its child processes are killed) and waits until it has let go. */
+  async cancel(id: string): Promise<void> {
+    const job = this.running.get(id);
+    if (!job) return;
+    job.controller.abort(new CancelledError('the classification was deleted'));
+    await job.done;
+  }
+
+  /** Starts queued jobs while there are free slots. */
+  private pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void (async () => {
+      try {
+        do {
+          this.pumpAgain = false;
+          while (!this.stopping && this.running.size < this.options.concurrency) {
+            const job = await this.ctx.store.claimNext();
+            if (!job) break;
+            this.launch(job.id, job.attempts);
+          }
+        } while (this.pumpAgain && !this.stopping);
+      } catch (err) {
+        this.ctx.log.error('could not take jobs from the queue', { error: errorMessage(err) });
+      } finally {
+        this.pumping = false;
+      }
+    })();
+  }
+
+  private launch(id: string, attempts: number): void {
+    const controller = new AbortController();
+    const done = this.execute(id, attempts, controller.signal).finally(() => {
+      this.running.delete(id);
+      this.pump();
+    });
+    this.running.set(id, { controller, done });
+  }
+
+  private async execute(id: string, attempts: number, signal: AbortSignal): Promise<void> {
+    const log = this.ctx.log;
+    try {
+      const row = await this.ctx.store.get(id);
+      if (row) this.bus.emit('job.started', { id, tenant: row.tenant });
+      const final = await processJob(this.ctx, id, attempts, signal);
+      if (final) {
+        log.info('classification final', { id, error_code: final.errorCode });
+        this.bus.emit('result.final', { id, ...final });
+      }
+    } catch (err) {
+      if (err instanceof ShutdownAbort) {
+        await this.ctx.store.requeue(id).catch(() => {});
+        log.info('job put back in the queue for the next start', { id });
+      } else if (err instanceof CancelledError) {
+        log.info('job cancelled', { id, reason: err.message });
+      } else {
+        // Only the store can fail here; leave the job running-marked so the next start retries it.
+        log.error('job failed unexpectedly', { id, error: errorMessage(err) });
+      }
+    }
+  }
+}

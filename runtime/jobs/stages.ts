@@ -1,0 +1,24 @@
+// What the job runner needs from the stages it drives. The daemon wires the
+// real ones in: the active model pack's classifier and the highlight renderer.
+import type { Analysis, Classifier, ClipInfo } from '../core/analysis.js';
+
+/** A classifier borrowed from the active model pack; the pack stays loaded until released. */
+export interface ClassifierLease {
+  classifier: Classifier;
+  backend: string;
+  release(): void;
+}
+
+export interface ClassifierSource {
+  /** Throws PipelineError(NO_MODEL or MODEL_LOAD_FAILED) when no pack can classify. */
+  acquire(): Promise<ClassifierLease>;
+}
+
+export interface HighlightRequest {
+  clip: ClipInfo;
+  analysis: Analysis;
+  outPath: string;
+  signal: AbortSignal;
+}
+
+export type HighlightRenderer = (request: HighlightRequest) => Promise<unknown>;

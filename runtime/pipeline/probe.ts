@@ -1,0 +1,77 @@
+// ffprobe a clip: the facts about its video stream that the result's specs,
+// the analysis and the highlight need.
+import { execFile } from 'node:child_process';
+import type { ClipInfo } from '../core/analysis.js';
+import { ErrorCode, PipelineError } from '../core/errors.js';
+import { ffprobePath } from '../core/tools.js';
+
+interface ProbeStream {
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  avg_frame_rate?: string;
+  r_frame_rate?: string;
+  nb_frames?: string;
+  duration?: string;
+  disposition?: { attached_pic?: number };
+}
+
+function rate(text: string | undefined): number {
+  if (!text) return 0;
+  const [num, den] = text.split('/').map(Number);
+  return den ? num / den : num || 0;
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+export function probeClip(file: string, signal?: AbortSignal): Promise<ClipInfo> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      ffprobePath,
+      ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', file],
+      { signal, maxBuffer: 1 << 22, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        if (signal?.aborted) return reject(signal.reason);
+        if (err) {
+          const why = String(stderr).trim().split('\n').pop() || err.message;
+          return reject(new PipelineError(ErrorCode.INVALID_VIDEO, `not a readable video: ${why.replace(file, 'input')}`));
+        }
+        let parsed: { streams?: ProbeStream[]; format?: { duration?: string; format_name?: string } };
+        try {
+          parsed = JSON.parse(stdout);
+        } catch {
+          return reject(new PipelineError(ErrorCode.INVALID_VIDEO, 'not a readable video: ffprobe gave no description'));
+        }
+        const streams = parsed.streams ?? [];
+        const video = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
+        if (!video || !video.width || !video.height) {
+          const found = streams.map((s) => s.codec_type).filter(Boolean);
+          return reject(
+            new PipelineError(
+              ErrorCode.INVALID_VIDEO,
+              `no video stream in the file${found.length ? ` (it holds: ${[...new Set(found)].join(', ')})` : ''}`,
+            ),
+          );
+        }
+        // ffprobe reads a picture as a one-frame "video"; a still is not a clip.
+        const format = parsed.format?.format_name ?? '';
+        if (format === 'image2' || format.endsWith('_pipe')) {
+          return reject(new PipelineError(ErrorCode.INVALID_VIDEO, `a still image (${video.codec_name}), not a video clip`));
+        }
+        const fps = rate(video.avg_frame_rate) || rate(video.r_frame_rate);
+        const duration = Number(video.duration) || Number(parsed.format?.duration) || 0;
+        const nframes = Number(video.nb_frames) || Math.round(duration * fps);
+        resolve({
+          path: file,
+          width: video.width,
+          height: video.height,
+          duration: round3(duration),
+          fps: round3(fps),
+          nframes,
+          codec: video.codec_name ?? 'unknown',
+        });
+      },
+    );
+  });
+}

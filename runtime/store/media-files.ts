@@ -1,0 +1,53 @@
+// The data folder's media layout. Each classification owns one folder,
+// media/<id>/, holding its clip and its highlight, so deleting a
+// classification's files is one recursive removal and an orphan is a folder.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export class MediaFiles {
+  constructor(readonly dataDir: string) {}
+
+  get mediaDir(): string {
+    return path.join(this.dataDir, 'media');
+  }
+  /** uploads being received; emptied at start (nothing there was ever accepted) */
+  get incomingDir(): string {
+    return path.join(this.dataDir, 'incoming');
+  }
+  folder(id: string): string {
+    if (!ID_PATTERN.test(id)) throw new Error(`not a classification id: ${id}`);
+    return path.join(this.mediaDir, id);
+  }
+  clipPath(id: string, filename: string): string {
+    return path.join(this.folder(id), filename);
+  }
+  highlightPath(id: string): string {
+    return path.join(this.folder(id), 'highlight.mp4');
+  }
+
+  async prepare(): Promise<void> {
+    await fs.promises.mkdir(this.mediaDir, { recursive: true });
+    await fs.promises.rm(this.incomingDir, { recursive: true, force: true });
+    await fs.promises.mkdir(this.incomingDir, { recursive: true });
+  }
+
+  /** Moves an accepted upload into the classification's folder. */
+  async adopt(id: string, tempFile: string, filename: string): Promise<string> {
+    await fs.promises.mkdir(this.folder(id), { recursive: true });
+    const target = this.clipPath(id, filename);
+    await fs.promises.rename(tempFile, target);
+    return target;
+  }
+
+  async remove(id: string): Promise<void> {
+    await fs.promises.rm(this.folder(id), { recursive: true, force: true });
+  }
+
+  /** Ids that have a media folder. */
+  async listIds(): Promise<string[]> {
+    const names = await fs.promises.readdir(this.mediaDir).catch(() => [] as string[]);
+    return names.filter((n) => ID_PATTERN.test(n));
+  }
+}

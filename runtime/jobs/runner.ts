@@ -106,7 +106,9 @@ export class JobRunner implements Feature {
     const log = this.ctx.log;
     try {
       const row = await this.ctx.store.get(id);
-      if (row) this.bus.emit('job.started', { id, tenant: row.tenant });
+      if (!row) return;
+      log.debug('job started', { id, attempt: attempts, running: this.running.size });
+      this.bus.emit('job.started', { id, tenant: row.tenant });
       const final = await processJob(this.ctx, id, attempts, signal);
       if (final) {
         log.info('classification final', { id, error_code: final.errorCode });

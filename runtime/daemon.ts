@@ -7,7 +7,7 @@ import { classificationRoutes } from './api/classification-routes.js';
 import { Keys } from './api/auth.js';
 import { HttpServer, type Mount } from './api/server.js';
 import { resolveKeys } from './config/secrets.js';
-import type { Config } from './config/schema.js';
+import { jobConcurrency, type Config } from './config/schema.js';
 import { EventBus } from './core/bus.js';
 import { ErrorCode, PipelineError } from './core/errors.js';
 import type { Feature } from './core/feature.js';
@@ -50,7 +50,7 @@ export class Daemon {
     const runner = new JobRunner(
       { store, files, classifiers, renderHighlight: null, maxAttempts: config.jobs.max_attempts, log: log.child('jobs') },
       bus,
-      { concurrency: config.jobs.concurrency, shutdownGraceMs: config.jobs.shutdown_grace_s * 1000 },
+      { concurrency: jobConcurrency(config), shutdownGraceMs: config.jobs.shutdown_grace_s * 1000 },
     );
     const deleter = new Deleter(store, files, runner, bus, log.child('delete'));
     await deleter.reconcile((ids) => existingIds(db, ids));

@@ -36,8 +36,8 @@ export const storageSchema = z.strictObject({
 });
 
 export const jobsSchema = z.strictObject({
-  /** clips processed at once; more are queued */
-  concurrency: positiveInt.default(Math.max(1, os.cpus().length)),
+  /** clips processed at once, or "auto" for one per CPU core; more are queued */
+  concurrency: z.union([z.literal('auto'), positiveInt]).default('auto'),
   /** a job that crashed the daemon this many times ends with error_code 9001 */
   max_attempts: positiveInt.default(3),
   /** on SIGTERM, how long running jobs may finish before they are put back in the queue */
@@ -65,4 +65,10 @@ export const configSchema = z.strictObject({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** jobs.concurrency as a number. */
+export function jobConcurrency(config: Config): number {
+  const c = config.jobs.concurrency;
+  return c === 'auto' ? Math.max(1, os.availableParallelism()) : c;
+}
 export type TenantConfig = z.infer<typeof tenantSchema>;

@@ -1,0 +1,90 @@
+// Config validation: every problem is reported with its key path, env
+// overrides apply, and the documented default file matches the embedded defaults.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { ConfigError, applyEnvOverrides, loadConfig, validateConfig } from '../../runtime/config/load.js';
+import { tempDir } from '../support/clips.js';
+import { PROJECT_ROOT } from '../support/paths.js';
+
+const run = promisify(execFile);
+
+function problemsOf(raw: unknown): string[] {
+  try {
+    validateConfig(raw);
+  } catch (err) {
+    expect(err).to.be.instanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('config', () => {
+  it('runs on embedded defaults', () => {
+    const config = validateConfig({});
+    expect(config.server.host).to.equal('127.0.0.1');
+    expect(config.server.port).to.equal(8080);
+    expect(config.storage.data_dir).to.equal('data');
+    expect(config.storage.database).to.equal('vigil.db');
+  });
+
+  it('reports every bad key with its path', () => {
+    const problems = problemsOf({
+      server: { port: 'eighty', colour: 'blue' },
+      tenants: [{ id: 'ok', api_keys: ['short'] }],
+      surprise: true,
+    });
+    expect(problems.some((p) => p.startsWith('server.port:'))).to.equal(true);
+    expect(problems).to.include('server.colour: unknown key');
+    expect(problems).to.include('surprise: unknown key');
+    expect(problems.some((p) => p.startsWith('tenants[0].api_keys[0]:') && /16 characters/.test(p))).to.equal(true);
+  });
+
+  it('applies VIGIL_SECTION__KEY environment overrides, typed', () => {
+    const raw = applyEnvOverrides({ server: { host: '0.0.0.0' } }, { VIGIL_SERVER__PORT: '9091', VIGIL_LOG__LEVEL: 'debug', VIGIL_JOBS__CONCURRENCY: '3' });
+    const config = validateConfig(raw);
+    expect(config.server).to.include({ host: '0.0.0.0', port: 9091 });
+    expect(config.log.level).to.equal('debug');
+    expect(config.jobs.concurrency).to.equal(3);
+  });
+
+  it('names the file and the problem for unreadable or malformed files', () => {
+    const dir = tempDir();
+    try {
+      const bad = path.join(dir, 'bad.yaml');
+      fs.writeFileSync(bad, 'server: [port: 1\n');
+      expect(() => loadConfig(bad, {})).to.throw(ConfigError, /bad\.yaml[\s\S]*not valid YAML/);
+      expect(() => loadConfig(path.join(dir, 'missing.yaml'), {})).to.throw(ConfigError, /ENOENT/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('config/default.yaml documents exactly the embedded defaults', () => {
+    const file = path.join(PROJECT_ROOT, 'config', 'default.yaml');
+    expect(loadConfig(file, {})).to.deep.equal(validateConfig({}));
+  });
+
+  it('`vigil config check` accepts a good file and lists the bad keys of a bad one', async () => {
+    const dir = tempDir();
+    try {
+      const good = path.join(dir, 'good.yaml');
+      fs.writeFileSync(good, 'server:\n  port: 9000\n');
+      const ok = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/runtime/cli.js'), 'config', 'check', good]);
+      expect(ok.stdout).to.match(/valid/);
+      const bad = path.join(dir, 'bad.yaml');
+      fs.writeFileSync(bad, 'server:\n  port: -1\njobs:\n  concurency: 2\n');
+      const err = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/runtime/cli.js'), 'config', 'check', bad]).then(
+        () => { throw new Error('expected a failure'); },
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(err.code).to.equal(78);
+      expect(err.stderr).to.match(/server\.port/);
+      expect(err.stderr).to.match(/jobs\.concurency: unknown key/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

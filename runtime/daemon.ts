@@ -15,6 +15,7 @@ import type { Logger } from './core/log.js';
 import { Controller } from './controller.js';
 import { Intake } from './ingest/intake.js';
 import { Deleter } from './jobs/deletion.js';
+import { Semaphore } from './jobs/process-job.js';
 import { JobRunner } from './jobs/runner.js';
 import type { ClassifierSource } from './jobs/stages.js';
 import { Database } from './store/db.js';
@@ -48,7 +49,13 @@ export class Daemon {
     };
 
     const runner = new JobRunner(
-      { store, files, classifiers, renderHighlight: null, maxAttempts: config.jobs.max_attempts, log: log.child('jobs') },
+      {
+        store, files, classifiers,
+        renderHighlight: null,
+        renderSlots: new Semaphore(config.jobs.render_concurrency),
+        maxAttempts: config.jobs.max_attempts,
+        log: log.child('jobs'),
+      },
       bus,
       { concurrency: jobConcurrency(config), shutdownGraceMs: config.jobs.shutdown_grace_s * 1000 },
     );

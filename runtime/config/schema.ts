@@ -38,6 +38,8 @@ export const storageSchema = z.strictObject({
 export const jobsSchema = z.strictObject({
   /** clips processed at once, or "auto" for one per CPU core; more are queued */
   concurrency: z.union([z.literal('auto'), positiveInt]).default('auto'),
+  /** highlight videos rendered at once; rendering does not hold a classification slot */
+  render_concurrency: positiveInt.default(1),
   /** a job that crashed the daemon this many times ends with error_code 9001 */
   max_attempts: positiveInt.default(3),
   /** on SIGTERM, how long running jobs may finish before they are put back in the queue */

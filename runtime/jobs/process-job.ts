@@ -14,14 +14,57 @@ export interface JobContext {
   files: MediaFiles;
   classifiers: ClassifierSource;
   renderHighlight: HighlightRenderer | null;
+  /** bounds how many highlights render at once, apart from the classification slots */
+  renderSlots: Semaphore;
   maxAttempts: number;
   log: Logger;
 }
 
+/** A counting semaphore. */
+export class Semaphore {
+  private waiting: Array<() => void> = [];
+  constructor(private free: number) {}
+  async acquire(signal?: AbortSignal): Promise<() => void> {
+    if (this.free > 0) this.free--;
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const grant = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = () => {
+          this.waiting = this.waiting.filter((w) => w !== grant);
+          reject(signal!.reason);
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        this.waiting.push(grant);
+      });
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    };
+  }
+}
+
 export type FinalInfo = { tenant: string; flow: string; errorCode: number };
 
-/** Runs one claimed job. Rejects only when the signal fired (cancelled or shutting down). */
-export async function processJob(ctx: JobContext, id: string, attempts: number, signal: AbortSignal): Promise<FinalInfo | undefined> {
+/**
+ * Runs one claimed job. `classified` is called once the classification is
+ * stored, so the runner can give the slot to the next clip while the highlight
+ * renders. Rejects only when the signal fired (cancelled or shutting down).
+ */
+export async function processJob(
+  ctx: JobContext,
+  id: string,
+  attempts: number,
+  signal: AbortSignal,
+  classified: () => void = () => {},
+): Promise<FinalInfo | undefined> {
   const row = await ctx.store.get(id);
   if (!row) return undefined;
   const started = Date.now();
@@ -37,21 +80,32 @@ export async function processJob(ctx: JobContext, id: string, attempts: number, 
   const clip = clipOf(ctx, row);
   let analysis: Analysis | undefined;
   let outcome: ClassificationOutcome;
+  const lease = await ctx.classifiers.acquire().catch((err: unknown) => err as Error);
   try {
-    analysis = await classify(ctx, clip, signal);
+    if (lease instanceof Error) throw lease;
+    analysis = await lease.classifier.classify(clip, signal);
     outcome = success(analysis);
   } catch (err) {
     if (signal.aborted) throw signal.reason;
-    outcome = failure(err);
+    outcome = failure(err, lease instanceof Error ? undefined : lease.classifier);
     ctx.log.warn('classification failed', { id, error_code: outcome.errorCode, error: outcome.errorMsg });
+  } finally {
+    if (!(lease instanceof Error)) lease.release();
   }
 
   const willRender = analysis !== undefined && ctx.renderHighlight !== null;
-  await ctx.store.saveOutcome(id, outcome, Date.now() - started, willRender ? 'processing' : 'error');
+  await ctx.store.saveOutcome(id, outcome, Date.now() - started, willRender ? 'queued' : 'error');
+  classified();
 
   let video: VideoOutcome;
   if (analysis && ctx.renderHighlight) {
-    video = await render(ctx, id, clip, analysis, signal);
+    const release = await ctx.renderSlots.acquire(signal);
+    try {
+      await ctx.store.markVideoProcessing(id);
+      video = await render(ctx, id, clip, analysis, signal);
+    } finally {
+      release();
+    }
   } else {
     video = noVideo(ctx.renderHighlight ? 'not rendered: the classification failed' : 'highlight rendering is disabled');
   }
@@ -61,15 +115,6 @@ export async function processJob(ctx: JobContext, id: string, attempts: number, 
 function clipOf(ctx: JobContext, row: ClassificationRow): ClipInfo {
   const specs = JSON.parse(row.original_specs) as Omit<ClipInfo, 'path'>;
   return { ...specs, path: ctx.files.clipPath(row.id, row.filename) };
-}
-
-async function classify(ctx: JobContext, clip: ClipInfo, signal: AbortSignal): Promise<Analysis> {
-  const lease = await ctx.classifiers.acquire();
-  try {
-    return await lease.classifier.classify(clip, signal);
-  } finally {
-    lease.release();
-  }
 }
 
 async function render(ctx: JobContext, id: string, clip: ClipInfo, analysis: Analysis, signal: AbortSignal): Promise<VideoOutcome> {
@@ -107,7 +152,7 @@ function success(a: Analysis): ClassificationOutcome {
   };
 }
 
-function failure(err: unknown): ClassificationOutcome {
+function failure(err: unknown, classifier?: { model: string; version: string }): ClassificationOutcome {
   const known = err instanceof PipelineError;
   return {
     errorCode: known ? err.code : ErrorCode.INTERNAL,
@@ -116,8 +161,8 @@ function failure(err: unknown): ClassificationOutcome {
     labels: [],
     scores: {},
     result: 'error',
-    model: '',
-    version: '',
+    model: classifier?.model ?? '',
+    version: classifier?.version ?? '',
     backend: '',
     analysis: null,
   };

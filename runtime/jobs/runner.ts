@@ -22,7 +22,8 @@ export interface RunnerOptions {
 
 export class JobRunner implements Feature {
   readonly name = 'jobs';
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** every job in progress; `classifying` ones hold a slot, the others are rendering their highlight */
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; classifying: boolean }>();
   private stopping = true;
   private pumping = false;
   private pumpAgain = false;
@@ -60,6 +61,12 @@ export class JobRunner implements Feature {
     return this.running.size;
   }
 
+  private get busySlots(): number {
+    let n = 0;
+    for (const job of this.running.values()) if (job.classifying) n++;
+    return n;
+  }
+
   /** Stops a running job (its child processes are killed) and waits until it has let go. */
   async cancel(id: string): Promise<void> {
     const job = this.running.get(id);
@@ -79,7 +86,7 @@ export class JobRunner implements Feature {
       try {
         do {
           this.pumpAgain = false;
-          while (!this.stopping && this.running.size < this.options.concurrency) {
+          while (!this.stopping && this.busySlots < this.options.concurrency) {
             const job = await this.ctx.store.claimNext();
             if (!job) break;
             this.launch(job.id, job.attempts);
@@ -95,21 +102,26 @@ export class JobRunner implements Feature {
 
   private launch(id: string, attempts: number): void {
     const controller = new AbortController();
-    const done = this.execute(id, attempts, controller.signal).finally(() => {
+    const entry = { controller, done: Promise.resolve(), classifying: true };
+    this.running.set(id, entry);
+    const classified = () => {
+      entry.classifying = false;
+      this.pump();
+    };
+    entry.done = this.execute(id, attempts, controller.signal, classified).finally(() => {
       this.running.delete(id);
       this.pump();
     });
-    this.running.set(id, { controller, done });
   }
 
-  private async execute(id: string, attempts: number, signal: AbortSignal): Promise<void> {
+  private async execute(id: string, attempts: number, signal: AbortSignal, classified: () => void): Promise<void> {
     const log = this.ctx.log;
     try {
       const row = await this.ctx.store.get(id);
       if (!row) return;
-      log.debug('job started', { id, attempt: attempts, running: this.running.size });
+      log.debug('job started', { id, attempt: attempts, running: this.busySlots });
       this.bus.emit('job.started', { id, tenant: row.tenant });
-      const final = await processJob(this.ctx, id, attempts, signal);
+      const final = await processJob(this.ctx, id, attempts, signal, classified);
       if (final) {
         log.info('classification final', { id, error_code: final.errorCode });
         this.bus.emit('result.final', { id, ...final });

@@ -63,6 +63,11 @@ export class TestDaemon {
     this.configFile = path.join(this.dataDir, '..', `${path.basename(this.dataDir)}.yaml`);
   }
 
+  get pid(): number {
+    if (!this.child?.pid) throw new Error('the daemon is not running');
+    return this.child.pid;
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
   }

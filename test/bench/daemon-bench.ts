@@ -1,0 +1,51 @@
+// End-to-end figures measured on the real daemon over loopback HTTP: sync
+// latency per clip, throughput with concurrent uploads, and the daemon's peak
+// resident memory (VmHWM, which includes its inference worker threads).
+import fs from 'node:fs';
+import path from 'node:path';
+import { TestDaemon } from '../support/daemon.js';
+
+export interface ClipTiming {
+  clip: string;
+  syncMs: number;
+  /** the result as answered */
+  result: Record<string, any>;
+}
+
+export interface DaemonBench {
+  timings: ClipTiming[];
+  clipsPerMinute: number;
+  concurrentUploads: number;
+  peakRssMb: number;
+}
+
+function peakRssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
+}
+
+async function syncClassify(daemon: TestDaemon, file: string): Promise<ClipTiming> {
+  const started = performance.now();
+  const res = await daemon.upload(file, {}, '?sync=true');
+  const result = (await res.json()) as Record<string, any>;
+  if (res.status !== 200) throw new Error(`sync classify of ${path.basename(file)} answered ${res.status}: ${JSON.stringify(result)}`);
+  return { clip: path.basename(file), syncMs: performance.now() - started, result };
+}
+
+export async function benchDaemon(clips: string[], throughputClip: string, concurrentUploads = 8, config: Record<string, unknown> = {}): Promise<DaemonBench> {
+  const daemon = await new TestDaemon({ config: { log: { level: 'warn' }, ...config } }).start();
+  try {
+    // warm-up: the first clip pays for loading the models
+    await syncClassify(daemon, clips[0]);
+    const timings: ClipTiming[] = [];
+    for (const clip of clips) timings.push(await syncClassify(daemon, clip));
+
+    const started = performance.now();
+    await Promise.all(Array.from({ length: concurrentUploads }, () => syncClassify(daemon, throughputClip)));
+    const minutes = (performance.now() - started) / 60_000;
+    return { timings, clipsPerMinute: concurrentUploads / minutes, concurrentUploads, peakRssMb: peakRssMb(daemon.pid) };
+  } finally {
+    await daemon.cleanup();
+  }
+}

@@ -68,9 +68,9 @@ export async function processJob(
   const row = await ctx.store.get(id);
   if (!row) return undefined;
   const started = Date.now();
-  await ctx.store.markStarted(id);
 
   if (attempts > ctx.maxAttempts) {
+    await ctx.store.markStarted(id);
     ctx.log.error('job gave up after repeated crashes', { id, attempts });
     const outcome = failure(new PipelineError(ErrorCode.GAVE_UP, `processing stopped the runtime ${attempts - 1} times; the clip was given up`));
     await ctx.store.saveOutcome(id, outcome, Date.now() - started, 'error');
@@ -78,23 +78,14 @@ export async function processJob(
   }
 
   const clip = clipOf(ctx, row);
-  let analysis: Analysis | undefined;
-  let outcome: ClassificationOutcome;
-  const lease = await ctx.classifiers.acquire().catch((err: unknown) => err as Error);
-  try {
-    if (lease instanceof Error) throw lease;
-    analysis = await lease.classifier.classify(clip, signal);
-    outcome = success(analysis);
-  } catch (err) {
-    if (signal.aborted) throw signal.reason;
-    outcome = failure(err, lease instanceof Error ? undefined : lease.classifier);
-    ctx.log.warn('classification failed', { id, error_code: outcome.errorCode, error: outcome.errorMsg });
-  } finally {
-    if (!(lease instanceof Error)) lease.release();
+  // A job interrupted after its classification was stored (e.g. while its
+  // highlight rendered) resumes from the stored outcome instead of classifying again.
+  let analysis = storedAnalysis(row);
+  const alreadyClassified = row.status_classify === 'done' || row.status_classify === 'error';
+  if (!alreadyClassified) {
+    await ctx.store.markStarted(id);
+    analysis = await classifyClip(ctx, id, clip, signal, started);
   }
-
-  const willRender = analysis !== undefined && ctx.renderHighlight !== null;
-  await ctx.store.saveOutcome(id, outcome, Date.now() - started, willRender ? 'queued' : 'error');
   classified();
 
   let video: VideoOutcome;
@@ -110,6 +101,44 @@ export async function processJob(
     video = noVideo(ctx.renderHighlight ? 'not rendered: the classification failed' : 'highlight rendering is disabled');
   }
   return ctx.store.finalize(id, video, Date.now() - started);
+}
+
+/** Classifies and stores the outcome; returns the analysis when it succeeded. */
+async function classifyClip(ctx: JobContext, id: string, clip: ClipInfo, signal: AbortSignal, started: number): Promise<Analysis | undefined> {
+  let analysis: Analysis | undefined;
+  let outcome: ClassificationOutcome;
+  const lease = await ctx.classifiers.acquire().catch((err: unknown) => err as Error);
+  try {
+    if (lease instanceof Error) throw lease;
+    analysis = await lease.classifier.classify(clip, signal);
+    outcome = success(analysis);
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    outcome = failure(err, lease instanceof Error ? undefined : lease.classifier);
+    ctx.log.warn('classification failed', { id, error_code: outcome.errorCode, error: outcome.errorMsg });
+  } finally {
+    if (!(lease instanceof Error)) lease.release();
+  }
+  const willRender = analysis !== undefined && ctx.renderHighlight !== null;
+  await ctx.store.saveOutcome(id, outcome, Date.now() - started, willRender ? 'queued' : 'error');
+  return analysis;
+}
+
+/** The analysis of an already classified row, if it has one. */
+function storedAnalysis(row: ClassificationRow): Analysis | undefined {
+  if (row.status_classify !== 'done' || !row.analysis) return undefined;
+  const saved = JSON.parse(row.analysis) as Pick<Analysis, 'keyframes' | 'stats'> | null;
+  if (!saved) return undefined;
+  return {
+    risk: row.risk as Analysis['risk'],
+    labels: JSON.parse(row.labels),
+    scores: JSON.parse(row.scores),
+    keyframes: saved.keyframes,
+    stats: saved.stats,
+    model: row.model,
+    version: row.version,
+    backend: row.backend,
+  };
 }
 
 function clipOf(ctx: JobContext, row: ClassificationRow): ClipInfo {

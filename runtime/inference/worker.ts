@@ -1,0 +1,81 @@
+// Interpreter worker process: owns one TFLite interpreter per model of a pack,
+// so inference runs off the daemon's event loop and in parallel across cores.
+// A process rather than a worker thread: the TFLite addon works in one
+// JavaScript environment per process only, and a call hung in native code
+// (a stuck accelerator) can be ended by killing a process, not a thread.
+// Frames arrive over IPC and are written straight into the input tensor.
+import fs from 'node:fs';
+import { TFLiteNodeModelRunner } from 'tfjs-tflite-node';
+import type { WorkerModel, WorkerReply, WorkerRequest } from './protocol.js';
+
+type Runner = InstanceType<typeof TFLiteNodeModelRunner>;
+
+const runners = new Map<string, Runner>();
+
+function load(model: WorkerModel): Runner {
+  const file = fs.readFileSync(model.path);
+  const bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
+  const options = model.delegate ? { threads: model.threads, delegate: model.delegate } : { threads: model.threads };
+  return new TFLiteNodeModelRunner(bytes, options);
+}
+
+/** Copies an output tensor out of the interpreter; class-index maps (int64) shrink to bytes. */
+function readOutput(runner: Runner): Uint8Array | Float32Array | Int32Array {
+  const data = runner.getOutputs()[0]!.data() as unknown;
+  if (data instanceof BigInt64Array) {
+    const out = new Uint8Array(data.length);
+    for (let i = 0; i < data.length; i++) out[i] = Number(data[i]);
+    return out;
+  }
+  if (data instanceof Uint8Array) return Uint8Array.from(data);
+  if (data instanceof Float32Array) return Float32Array.from(data);
+  if (data instanceof Int32Array) return Int32Array.from(data);
+  throw new Error(`unsupported output tensor type ${(data as object).constructor.name}`);
+}
+
+const reply = (message: WorkerReply) => process.send!(message);
+const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+function loadAll(models: WorkerModel[]): void {
+  try {
+    const timings: Record<string, number> = {};
+    for (const model of models) {
+      const runner = load(model);
+      // One run on a blank input proves the model executes; the second measures it.
+      (runner.getInputs()[0]!.data() as Uint8Array).fill(0);
+      runner.infer();
+      const started = performance.now();
+      runner.infer();
+      timings[model.id] = performance.now() - started;
+      runners.set(model.id, runner);
+    }
+    reply({ type: 'ready', inferMs: timings });
+  } catch (err) {
+    reply({ type: 'failed', message: failure(err) });
+  }
+}
+
+function infer(request: WorkerRequest): void {
+  try {
+    const runner = runners.get(request.model);
+    if (!runner) throw new Error(`model ${request.model} is not loaded`);
+    const input = runner.getInputs()[0]!.data() as Uint8Array;
+    if (input.length !== request.input.length) {
+      throw new Error(`input has ${request.input.length} bytes, the model takes ${input.length}`);
+    }
+    input.set(request.input);
+    const started = performance.now();
+    runner.infer();
+    const ms = performance.now() - started;
+    reply({ type: 'result', seq: request.seq, output: readOutput(runner), ms });
+  } catch (err) {
+    reply({ type: 'error', seq: request.seq, message: failure(err) });
+  }
+}
+
+process.on('message', (message: { type: 'load'; models: WorkerModel[] } | ({ type: 'infer' } & WorkerRequest)) => {
+  if (message.type === 'load') loadAll(message.models);
+  else infer(message);
+});
+// The daemon went away (even by kill -9): nothing left to serve.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,73 @@
+// `vigil models ...` and `vigil classify FILE`: the same pack store, puller
+// and pipeline as the daemon, without a running daemon. A daemon running on
+// the same data folder notices activations and swaps on its next clip.
+import path from 'node:path';
+import type { Config } from '../config/schema.js';
+import { EventBus } from '../core/bus.js';
+import type { Logger } from '../core/log.js';
+import { probeClip } from '../pipeline/probe.js';
+import { bundledManifest } from './manifest.js';
+import { ModelService } from './model-service.js';
+import { PackStore } from './pack-store.js';
+import { pullPack } from './pull.js';
+
+export function packStoreOf(config: Config): PackStore {
+  const store = new PackStore(path.resolve(config.storage.data_dir, 'models'));
+  store.prepare();
+  return store;
+}
+
+export interface PullRequest {
+  pack?: string;
+  source?: string;
+  /** install without activating */
+  noActivate?: boolean;
+}
+
+export async function modelsPull(config: Config, request: PullRequest, log: Logger): Promise<string> {
+  const store = packStoreOf(config);
+  const manifest = bundledManifest(request.pack ?? config.models.pack);
+  const id = await pullPack(manifest, {
+    source: request.source ?? config.models.source, store, timeoutMs: config.models.fetch_timeout_s * 1000, log,
+  });
+  if (!request.noActivate) store.activate(id);
+  return id;
+}
+
+export function modelsList(config: Config): string {
+  const store = packStoreOf(config);
+  const active = store.activeId();
+  const history = store.history();
+  const lines = store.installed().map((p) => {
+    const mark = p.id === active ? '*' : history[0] === p.id ? 'r' : ' ';
+    return `${mark} ${p.id.padEnd(24)} ${p.manifest.models.map((m) => `${m.id}:${m.file.name}`).join(' ')}`;
+  });
+  return `${lines.join('\n') || 'no model pack installed: run `vigil models pull`'}\n(* active, r rollback target)\n`;
+}
+
+export function modelsActivate(config: Config, id: string): string {
+  packStoreOf(config).activate(id);
+  return id;
+}
+
+export function modelsRollback(config: Config): string {
+  return packStoreOf(config).rollback();
+}
+
+/** Classifies one clip with the active pack and returns its analysis. */
+export async function classifyFile(config: Config, file: string, log: Logger) {
+  const service = new ModelService({ models: config.models, inference: config.inference, dataDir: path.resolve(config.storage.data_dir) }, new EventBus(log), log);
+  await service.start();
+  await service.ready();
+  try {
+    const clip = await probeClip(path.resolve(file));
+    const lease = await service.acquire();
+    try {
+      return { clip, analysis: await lease.classifier.classify(clip, new AbortController().signal) };
+    } finally {
+      lease.release();
+    }
+  } finally {
+    await service.stop();
+  }
+}

@@ -1,0 +1,105 @@
+// A model pack's manifest: which models, where their files come from and how
+// to check them, and how their classes become the service's labels and risk.
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { SERVICE_LABELS } from '../core/analysis.js';
+
+const serviceLabel = z.enum(SERVICE_LABELS);
+
+export const fileSchema = z.strictObject({
+  /** the file's name in the pack folder and in a mirror */
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'a plain file name'),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, '64 lowercase hex digits'),
+  bytes: z.number().int().positive(),
+  /** upstream location, used when no models.source is configured */
+  url: z.url(),
+});
+export type PackFile = z.infer<typeof fileSchema>;
+
+/** model class name (its first name in the labels file) -> service label, or [label, weight] */
+const classMapSchema = z.union([
+  z.literal('identity'),
+  z.record(z.string(), z.union([serviceLabel, z.tuple([serviceLabel, z.number().min(0).max(1)])])),
+]);
+
+export const modelSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9_-]+$/),
+  task: z.enum(['classification', 'segmentation', 'detection']),
+  /** the CPU model */
+  file: fileSchema,
+  /** the same model compiled for the Coral Edge TPU, when there is one */
+  edgetpu_file: fileSchema.optional(),
+  /** the labels file, or the name of the labels file embedded in the model's metadata */
+  labels: z.union([fileSchema, z.strictObject({ embedded: z.string() })]),
+  class_map: classMapSchema,
+  /** class index ranges mapped to a label (ImageNet's animals are one range), overridden by class_map */
+  class_ranges: z.array(z.strictObject({ from: z.number().int(), to: z.number().int(), label: serviceLabel })).default([]),
+  /** segmentation: the share of the frame (or crop) at which a class counts with full confidence */
+  full_area: z.number().positive().max(1).default(0.05),
+  /** segmentation: smaller segments are noise */
+  min_area: z.number().min(0).max(1).default(0.001),
+});
+export type ModelEntry = z.infer<typeof modelSchema>;
+
+export const manifestSchema = z.strictObject({
+  name: z.string().regex(/^[a-z0-9_-]+$/),
+  version: z.string().regex(/^\d+(\.\d+)*$/, 'dotted numbers, e.g. 1.2.0'),
+  description: z.string().default(''),
+  models: z.array(modelSchema).min(1),
+  /** a label is reported when its score reaches its threshold */
+  thresholds: z.partialRecord(serviceLabel, z.number().min(0).max(1)).default({}),
+  default_threshold: z.number().min(0).max(1).default(0.5),
+  risk: z.strictObject({
+    /** labels that mean intrusion when found moving */
+    intrusion_labels: z.array(serviceLabel).default(['person', 'vehicule']),
+    /** a person scored at least this, but under its threshold, is uncertain: danger, for human review */
+    uncertain_person: z.number().min(0).max(1).default(0.15),
+  }).prefault({}),
+});
+export type Manifest = z.infer<typeof manifestSchema>;
+
+/** Checks a manifest; the error lists every bad key. */
+export function parseManifest(json: unknown, origin: string): Manifest {
+  const parsed = manifestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new Error(`invalid model manifest ${origin}: ${issues.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+export function readManifest(file: string): Manifest {
+  return parseManifest(JSON.parse(fs.readFileSync(file, 'utf8')), file);
+}
+
+/** The manifests shipped with the runtime, in models/<pack>/manifest.json. */
+export const BUNDLED_PACKS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../models');
+
+export function bundledManifest(pack: string): Manifest {
+  const file = path.join(BUNDLED_PACKS, pack, 'manifest.json');
+  if (!fs.existsSync(file)) throw new Error(`no model pack named "${pack}" ships with this runtime (looked for models/${pack}/manifest.json)`);
+  return readManifest(file);
+}
+
+/** Compares dotted versions numerically. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d) return d;
+  }
+  return 0;
+}
+
+/** Every file the pack needs for the given device choice. */
+export function packFiles(manifest: Manifest): PackFile[] {
+  const files = new Map<string, PackFile>();
+  for (const model of manifest.models) {
+    files.set(model.file.name, model.file);
+    if (model.edgetpu_file) files.set(model.edgetpu_file.name, model.edgetpu_file);
+    if ('sha256' in model.labels) files.set(model.labels.name, model.labels);
+  }
+  return [...files.values()];
+}

@@ -1,0 +1,172 @@
+// One clip through the pipeline: the motion pass, the choice of frames, the
+// networks on those frames (and on crops around small moving regions), then
+// the decision. A clip without motion never reaches the networks.
+import sharp from 'sharp';
+import type { Analysis, Box, ClipInfo, Classifier, Detection, ServiceLabel } from '../core/analysis.js';
+import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
+import type { Manifest, ModelEntry } from '../models/manifest.js';
+import type { InterpreterPool } from '../inference/pool.js';
+import type { TensorQuant } from '../inference/tflite-file.js';
+import { decide, type FrameFindings } from './decide.js';
+import { chooseFrames, type ChosenFrame } from './frame-choice.js';
+import { readFrames, scaledSize } from './frames.js';
+import type { LabelMap } from './label-map.js';
+import { analyseMotion, SAMPLE_FPS } from './motion.js';
+import { fromCrop, segmentDetections } from './segments.js';
+
+/** A model of the loaded pack, ready to run. */
+export interface LoadedModel {
+  entry: ModelEntry;
+  labelMap: LabelMap;
+  input: TensorQuant;
+  output: TensorQuant;
+}
+
+export interface ClipClassifierOptions {
+  manifest: Manifest;
+  models: LoadedModel[];
+  pool: InterpreterPool;
+  backend: string;
+  /** frames sent to the networks per clip, at most */
+  maxFrames: number;
+}
+
+/** Frames are decoded at this width at most: enough detail for crops. */
+const DETAIL_WIDTH = 1280;
+
+type Scores = Partial<Record<ServiceLabel, number>>;
+
+function classificationScores(output: Uint8Array | Float32Array | Int32Array, model: LoadedModel): Scores {
+  const { scale, zeroPoint } = model.output;
+  const scores: Scores = {};
+  for (let i = 0; i < output.length; i++) {
+    const target = model.labelMap[i];
+    if (!target) continue;
+    const p = scale ? scale * (output[i]! - zeroPoint) : output[i]!;
+    if (p > 0) scores[target.label] = Math.min(1, (scores[target.label] ?? 0) + p * target.weight);
+  }
+  return scores;
+}
+
+function best(into: Scores, from: Scores): void {
+  for (const [label, score] of Object.entries(from) as Array<[ServiceLabel, number]>) {
+    if (score > (into[label] ?? 0)) into[label] = score;
+  }
+}
+
+export class ClipClassifier implements Classifier {
+  readonly model: string;
+  readonly version: string;
+
+  constructor(private readonly options: ClipClassifierOptions) {
+    this.model = options.manifest.name;
+    this.version = options.manifest.version;
+  }
+
+  async classify(clip: ClipInfo, signal: AbortSignal): Promise<Analysis> {
+    const started = performance.now();
+    const motion = await analyseMotion(clip.path, clip.width, clip.height, signal).catch((err: unknown) => {
+      if (err instanceof PipelineError || err instanceof CancelledError) throw err;
+      throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
+    });
+    const motionMs = performance.now() - started;
+    const chosen = chooseFrames(motion.samples, this.options.maxFrames);
+    const base = { model: this.model, version: this.version, backend: this.options.backend };
+
+    if (!motion.pattern.moving || chosen.length === 0) {
+      const t = Math.round((clip.duration / 2) * 1000) / 1000;
+      return {
+        ...base, risk: 'safe', labels: ['NOTHING'], scores: { NOTHING: 1 },
+        keyframes: [{ t, score: 0, detections: [] }],
+        stats: { framesInferred: 0, decodeMs: 0, motionMs, inferenceMs: 0, totalMs: performance.now() - started },
+      };
+    }
+
+    const frames: FrameFindings[] = [];
+    let inferenceMs = 0;
+    let framesInferred = 0;
+    const decodeStarted = performance.now();
+    let decodeMs = 0;
+    const pending: Array<Promise<void>> = [];
+    for await (const { frame, choice, size } of this.decodeChosen(clip, chosen, signal)) {
+      decodeMs += performance.now() - decodeStarted;
+      // Networks run while the next frame decodes; the pool queues what it cannot take yet.
+      pending.push(this.inferFrame(frame, size, choice, signal).then((r) => {
+        frames.push(r.findings);
+        inferenceMs += r.inferenceMs;
+        framesInferred += r.inferences;
+      }));
+    }
+    const settled = await Promise.allSettled(pending);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (frames.length === 0) throw new PipelineError(ErrorCode.DECODE_FAILED, 'no frame of the clip could be decoded');
+    frames.sort((a, b) => a.t - b.t);
+
+    const decision = decide(frames, motion.pattern, this.options.manifest);
+    return {
+      ...base, ...decision,
+      stats: { framesInferred, decodeMs, motionMs, inferenceMs, totalMs: performance.now() - started },
+    };
+  }
+
+  /** Decodes the chosen samples (same sampling as the motion pass) as RGB at detail size. */
+  private async *decodeChosen(clip: ClipInfo, chosen: ChosenFrame[], signal: AbortSignal) {
+    const size = scaledSize(clip.width, clip.height, DETAIL_WIDTH);
+    const select = chosen.map((c) => `eq(n\\,${c.index})`).join('+');
+    let i = 0;
+    for await (const frame of readFrames({
+      input: clip.path, width: size.width, height: size.height, pixelFormat: 'rgb24', signal,
+      filters: `fps=${SAMPLE_FPS},select='${select}',scale=${size.width}:${size.height}`,
+    })) {
+      const choice = chosen[i++];
+      if (!choice) break;
+      yield { frame: Buffer.from(frame), choice, size };
+    }
+  }
+
+  /** Every model on the frame, and on the crop around its moving region when there is one. */
+  private async inferFrame(frame: Buffer, size: { width: number; height: number }, choice: ChosenFrame, signal: AbortSignal) {
+    const views: Array<Box | undefined> = [undefined, ...(choice.crop ? [choice.crop] : [])];
+    const scores: Scores = {};
+    const detections: Detection[] = [];
+    let inferenceMs = 0;
+    let inferences = 0;
+    await Promise.all(this.options.models.flatMap((model) => views.map(async (crop) => {
+      const [, h, w] = model.input.shape;
+      const input = await this.inputFor(frame, size, crop, w!, h!);
+      const { output, ms } = await this.options.pool.infer(model.entry.id, input, signal);
+      inferenceMs += ms;
+      inferences++;
+      if (model.entry.task === 'segmentation') {
+        const found = segmentDetections(output as Uint8Array, w!, model.labelMap, { fullArea: model.entry.full_area, minArea: model.entry.min_area });
+        for (const d of found) {
+          detections.push({ ...d, box: fromCrop(d.box, crop) });
+          if (d.score > (scores[d.label] ?? 0)) scores[d.label] = d.score;
+        }
+      } else {
+        const found = classificationScores(output, model);
+        best(scores, found);
+        if (crop) for (const [label, score] of Object.entries(found) as Array<[ServiceLabel, number]>) {
+          if (score >= 0.3) detections.push({ label, score, box: crop });
+        }
+      }
+    })));
+    return { findings: { t: choice.sample.t, sample: choice.sample, scores, detections }, inferenceMs, inferences };
+  }
+
+  private async inputFor(frame: Buffer, size: { width: number; height: number }, crop: Box | undefined, w: number, h: number): Promise<Uint8Array> {
+    let image = sharp(frame, { raw: { width: size.width, height: size.height, channels: 3 } });
+    if (crop) {
+      const left = Math.floor(crop.x * size.width);
+      const top = Math.floor(crop.y * size.height);
+      image = image.extract({
+        left, top,
+        width: Math.max(1, Math.min(size.width - left, Math.round(crop.w * size.width))),
+        height: Math.max(1, Math.min(size.height - top, Math.round(crop.h * size.height))),
+      });
+    }
+    const out = await image.resize(w, h, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+    return new Uint8Array(out); // its own buffer: it is transferred to the worker
+  }
+}

@@ -1,0 +1,77 @@
+// Renders the annotated highlight of one classified clip with ffmpeg: the
+// planned window, scaled, boxes and caption drawn, H.264 yuv420p with
+// +faststart and no audio. Written beside the target and renamed into place,
+// so a half-written file is never served; ffmpeg is killed on abort.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { CancelledError } from '../core/errors.js';
+import { ffmpegPath } from '../core/tools.js';
+import { probeClip } from '../pipeline/probe.js';
+import type { HighlightRenderer, HighlightRequest } from '../jobs/stages.js';
+import { buildFilterChain, geometryOf } from './filters.js';
+import { captionFont } from './font.js';
+import { planHighlight } from './plan.js';
+
+/** A render that takes longer than this is stuck (a 10 s cut takes seconds even on a Pi). */
+const RENDER_TIMEOUT_MS = 5 * 60_000;
+/** Keep only the end of ffmpeg's error output: the last lines say what went wrong. */
+const STDERR_TAIL = 4096;
+
+export const renderHighlight: HighlightRenderer = async (request) => {
+  await renderHighlightVideo(request);
+};
+
+export async function renderHighlightVideo({ clip, analysis, outPath, signal }: HighlightRequest): Promise<void> {
+  if (signal.aborted) throw signal.reason ?? new CancelledError();
+  const plan = planHighlight(analysis, clip.duration);
+  const geometry = geometryOf(clip);
+  const chain = buildFilterChain({ plan, analysis, geometry, sourceFps: clip.fps, fontFile: captionFont() });
+  // The chain can be long (one drawbox per box slice), so it goes in a file, not argv.
+  const scriptPath = `${outPath}.filters`;
+  const partPath = `${outPath}.part`;
+  await fs.promises.writeFile(scriptPath, chain);
+  try {
+    await runFfmpeg(
+      [
+        '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
+        '-ss', String(plan.window.start), '-t', String(plan.window.end - plan.window.start),
+        '-i', clip.path,
+        '-map', '0:v:0', '-an', '-sn', '-dn', '-map_metadata', '-1',
+        '-filter_script:v', scriptPath,
+        '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '25', '-pix_fmt', 'yuv420p',
+        '-movflags', '+faststart', '-f', 'mp4', partPath,
+      ],
+      signal,
+    );
+    // ffmpeg exits 0 when every frame of the cut failed to decode; such a file is no highlight
+    const written = await probeClip(partPath, signal);
+    if (written.nframes < 1) throw new Error('no frame of the clip could be decoded');
+    await fs.promises.rename(partPath, outPath);
+  } catch (err) {
+    await fs.promises.rm(partPath, { force: true });
+    throw err;
+  } finally {
+    await fs.promises.rm(scriptPath, { force: true });
+  }
+}
+
+function runFfmpeg(args: string[], signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'ignore', 'pipe'], signal, killSignal: 'SIGKILL', timeout: RENDER_TIMEOUT_MS });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-STDERR_TAIL);
+    });
+    child.once('error', (err) => {
+      if (signal.aborted) reject(signal.reason ?? new CancelledError());
+      else reject(err);
+    });
+    child.once('close', (code, killedBy) => {
+      if (signal.aborted) return reject(signal.reason ?? new CancelledError());
+      if (code === 0) return resolve();
+      const why = stderr.trim().split('\n').filter(Boolean).pop() ?? '';
+      const how = killedBy ? `was killed (${killedBy}${killedBy === 'SIGKILL' ? ', timed out' : ''})` : `exited with code ${code}`;
+      reject(new Error(`ffmpeg ${how}${why ? `: ${why.replace(args[args.indexOf('-i') + 1], 'input')}` : ''}`));
+    });
+  });
+}

@@ -1,0 +1,55 @@
+// Builds the delivery parts from the config, for the composition root: the
+// config integrations synced into the table, the webhook sender, the outbox
+// drop policy, the MQTT publisher (when enabled) and the admin routes.
+import { adminRoutes } from '../api/admin-routes.js';
+import type { Mount } from '../api/server.js';
+import type { Config } from '../config/schema.js';
+import type { EventBus } from '../core/bus.js';
+import type { Feature } from '../core/feature.js';
+import type { Logger } from '../core/log.js';
+import type { ClassificationStore } from '../store/classifications.js';
+import type { Database } from '../store/db.js';
+import { OutboxDropPolicy } from './drop-policy.js';
+import { Integrations } from './integrations.js';
+import { MqttPublisher } from './mqtt-publisher.js';
+import { Outbox } from './outbox.js';
+import { WebhookSender } from './webhook-sender.js';
+
+export interface DeliveryParts {
+  /** webhook sender, drop policy, MQTT publisher: start them before the job runner, so results finishing during shutdown still go out */
+  features: Feature[];
+  /** the admin API (mount with access 'admin') */
+  adminMount: Mount;
+}
+
+export async function buildDelivery(
+  config: Config,
+  deps: { db: Database; store: ClassificationStore; bus: EventBus; dataDir: string; defaultFlows: Map<string, string>; log: Logger },
+): Promise<DeliveryParts> {
+  const { db, store, bus, log } = deps;
+  for (const i of config.integrations) {
+    if (!deps.defaultFlows.has(i.tenant)) throw new Error(`integrations: no tenant "${i.tenant}" is configured (${i.flow})`);
+  }
+  const integrations = new Integrations(db);
+  const synced = await integrations.syncConfig(config.integrations);
+  if (synced.added || synced.removed) log.info('config integrations synced', synced);
+
+  const outbox = new Outbox(db);
+  const dropPolicy = new OutboxDropPolicy(outbox, bus, config.outbox, log.child('outbox'));
+  const webhooks = new WebhookSender(outbox, store, bus, {
+    timeoutMs: config.webhooks.timeout_s * 1000,
+    concurrency: config.webhooks.concurrency,
+    backoffInitialMs: config.webhooks.backoff.initial_s * 1000,
+    backoffMaxMs: config.webhooks.backoff.max_s * 1000,
+  }, log.child('webhooks'));
+  const features: Feature[] = [dropPolicy, webhooks];
+  if (config.mqtt.enabled) {
+    features.push(new MqttPublisher({ outbox, store, bus, config: config.mqtt, dataDir: deps.dataDir, log: log.child('mqtt') }));
+  }
+  const router = adminRoutes({
+    integrations, outbox, store,
+    tenants: deps.defaultFlows,
+    droppedSinceStart: () => Object.fromEntries(dropPolicy.dropped),
+  });
+  return { features, adminMount: { access: 'admin', router } };
+}

@@ -1,0 +1,48 @@
+// Builds the operations part of the daemon: the readiness registry (with the
+// database and disk checks; other parts register theirs), the metrics, the
+// public health/metrics routes and the systemd notifier.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Mount } from '../api/server.js';
+import type { Config } from '../config/schema.js';
+import type { EventBus } from '../core/bus.js';
+import type { Logger } from '../core/log.js';
+import type { Queryable } from '../store/db.js';
+import { databaseCheck, diskCheck, minFreeBytes } from './core-checks.js';
+import { healthRoutes } from './health-routes.js';
+import { Metrics } from './metrics.js';
+import { SystemdNotifier } from './notify.js';
+import { Readiness } from './readiness.js';
+
+export interface Ops {
+  readiness: Readiness;
+  /** start it before the parts whose events it counts */
+  metrics: Metrics;
+  /** start it last (READY=1 once everything listens), so it stops first (STOPPING=1) */
+  notifier: SystemdNotifier;
+  mount: Mount;
+}
+
+/** The version in the package.json beside dist/ (the source tree or the installed prefix). */
+export function runtimeVersion(): string {
+  try {
+    const file = fileURLToPath(new URL('../../../package.json', import.meta.url));
+    return String((JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: unknown }).version ?? 'unknown');
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function buildOps(
+  config: Config,
+  deps: { db: Queryable; bus: EventBus; dataDir: string; databaseFile: string; log: Logger },
+): Ops {
+  const readiness = new Readiness();
+  readiness.register('database', databaseCheck(deps.db));
+  readiness.register('disk', diskCheck(deps.dataDir, minFreeBytes(config)));
+  const metrics = new Metrics({ bus: deps.bus, db: deps.db, dataDir: deps.dataDir, databaseFile: deps.databaseFile, version: runtimeVersion() });
+  const notifier = new SystemdNotifier(deps.log.child('systemd'), {
+    readyStatus: `listening on ${config.server.host}:${config.server.port}`,
+  });
+  return { readiness, metrics, notifier, mount: { access: 'public', router: healthRoutes({ readiness, metrics }) } };
+}

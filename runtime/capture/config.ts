@@ -1,0 +1,67 @@
+// The config sections of local capture: cameras Vigil records from itself and
+// watch folders where NVRs and cameras drop alarm clips (FTP or SMB uploads).
+// Both lists are empty by default; resolve.ts checks them against the tenants
+// section when the daemon is built.
+import { z } from 'zod';
+
+/** Also a segment of the MQTT command topic, so no "/", "+" or "#". */
+const cameraId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-"');
+const flowName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-"');
+const tenantId = z.string().min(1);
+
+const cameraUrl = z.string().refine((value) => {
+  try {
+    return ['rtsp:', 'rtsps:', 'http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}, 'an rtsp://, rtsps://, http:// or https:// URL');
+
+export const cameraSchema = z
+  .strictObject({
+    /** the camera's id: camera_id of its results, and the <id> of POST /api/cameras/<id>/capture */
+    id: cameraId,
+    /** RTSP stream or HTTP stream (MJPEG, MPEG-TS, ...) */
+    url: cameraUrl,
+    username: z.string().default(''),
+    password: z.string().default(''),
+    /** a file holding the password (keeps it out of the config file) */
+    password_file: z.string().default(''),
+    /** the tenant its recordings belong to; absent: the first configured tenant ("default" with none) */
+    tenant: tenantId.optional(),
+    /** flow of its recordings; absent: the tenant's default_flow */
+    flow: flowName.optional(),
+    /** seconds recorded per trigger */
+    record_s: z.number().positive().max(600).default(10),
+    /** seconds a silent camera may take before the recording fails; the whole recording is killed after record_s + timeout_s */
+    timeout_s: z.number().positive().max(300).default(10),
+    /** RTSP only: "auto" tries UDP then TCP */
+    rtsp_transport: z.enum(['auto', 'tcp', 'udp']).default('auto'),
+  })
+  .refine((c) => !(c.password && c.password_file), { message: 'give password or password_file, not both', path: ['password_file'] });
+
+export const camerasSchema = z.array(cameraSchema).superRefine((cameras, ctx) => {
+  const seen = new Set<string>();
+  cameras.forEach((c, i) => {
+    if (seen.has(c.id)) ctx.addIssue({ code: 'custom', message: `camera id "${c.id}" is used twice`, path: [i, 'id'] });
+    seen.add(c.id);
+  });
+});
+
+export const watchFolderSchema = z.strictObject({
+  /** the folder NVRs or cameras upload into (not searched recursively) */
+  path: z.string().min(1),
+  /** the tenant its clips belong to; absent: the first configured tenant ("default" with none) */
+  tenant: tenantId.optional(),
+  /** flow of its clips; absent: the tenant's default_flow */
+  flow: flowName.optional(),
+  /** camera_id of its clips (a folder per camera); empty for a folder per NVR */
+  camera_id: z.union([cameraId, z.literal('')]).default(''),
+  /** a file is taken once its size and modification time have not changed for this many seconds */
+  settle_s: z.number().positive().max(3600).default(5),
+  /** where files that are not videos are moved, with a .reason.txt beside each; relative paths are inside `path` */
+  rejected_dir: z.string().min(1).default('rejected'),
+});
+
+export type CameraConfig = z.infer<typeof cameraSchema>;
+export type WatchFolderConfig = z.infer<typeof watchFolderSchema>;

@@ -1,0 +1,88 @@
+// Turns the cameras and watch_folders sections into what the features use:
+// the tenant decided (and checked against the tenants section), passwords read
+// from their files, paths made absolute. Problems are a ConfigError (exit 78).
+import path from 'node:path';
+import { ConfigError } from '../config/load.js';
+import { readKeyFile } from '../config/secrets.js';
+import type { Config } from '../config/schema.js';
+
+/** A camera with its tenant decided and its password read. */
+export interface Camera {
+  id: string;
+  url: string;
+  username: string;
+  password: string;
+  tenant: string;
+  /** empty: the tenant's default flow */
+  flow: string;
+  recordS: number;
+  timeoutS: number;
+  rtspTransport: 'auto' | 'tcp' | 'udp';
+}
+
+export interface WatchFolder {
+  path: string;
+  tenant: string;
+  flow: string;
+  cameraId: string;
+  settleS: number;
+  rejectedDir: string;
+}
+
+function tenantIds(config: Config): string[] {
+  return config.tenants.length ? config.tenants.map((t) => t.id) : ['default'];
+}
+
+function tenantOf(config: Config, wanted: string | undefined, where: string, problems: string[]): string {
+  const known = tenantIds(config);
+  if (wanted === undefined) return known[0];
+  if (!known.includes(wanted)) problems.push(`${where}.tenant: no tenant "${wanted}" is configured (tenants: ${known.join(', ')})`);
+  return wanted;
+}
+
+/** The configured cameras, ready to record; a ConfigError names every bad entry. */
+export function resolveCameras(config: Config): Camera[] {
+  const problems: string[] = [];
+  const cameras = config.cameras.map((c, i) => {
+    const tenant = tenantOf(config, c.tenant, `cameras[${i}]`, problems);
+    let password = c.password;
+    if (c.password_file) {
+      try {
+        password = readKeyFile(c.password_file);
+      } catch (err) {
+        problems.push(`cameras[${i}].password_file: ${(err as Error).message}`);
+      }
+    }
+    return {
+      id: c.id, url: c.url, username: c.username, password, tenant, flow: c.flow ?? '',
+      recordS: c.record_s, timeoutS: c.timeout_s, rtspTransport: c.rtsp_transport,
+    };
+  });
+  if (problems.length) throw new ConfigError(problems, 'cameras');
+  return cameras;
+}
+
+/** The configured watch folders with absolute paths; a ConfigError names every bad entry. */
+export function resolveWatchFolders(config: Config): WatchFolder[] {
+  const problems: string[] = [];
+  const folders = config.watch_folders.map((w, i) => {
+    const folder = path.resolve(w.path);
+    return {
+      path: folder,
+      tenant: tenantOf(config, w.tenant, `watch_folders[${i}]`, problems),
+      flow: w.flow ?? '',
+      cameraId: w.camera_id,
+      settleS: w.settle_s,
+      rejectedDir: path.resolve(folder, w.rejected_dir),
+    };
+  });
+  folders.forEach((f, i) => {
+    if (f.rejectedDir === f.path) problems.push(`watch_folders[${i}].rejected_dir: must not be the watched folder itself`);
+  });
+  const paths = folders.map((f) => f.path);
+  paths.forEach((p, i) => {
+    if (paths.indexOf(p) !== i) problems.push(`watch_folders[${i}].path: ${p} is watched twice`);
+  });
+  if (problems.length) throw new ConfigError(problems, 'watch_folders');
+  return folders;
+}

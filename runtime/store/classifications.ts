@@ -43,6 +43,8 @@ export interface ClassificationRow {
   clip_bytes: number;
   highlight_bytes: number;
   clip_deleted: number;
+  /** the highlight file vanished (found at start); retention marks it */
+  highlight_deleted: number;
   deleting: number;
   created_at: string;
   created_ms: number;
@@ -235,6 +237,31 @@ export class ClassificationStore {
   async listDeleting(): Promise<string[]> {
     const rows = await this.db.all<{ id: string }>('SELECT id FROM classifications WHERE deleting = 1');
     return rows.map((r) => r.id);
+  }
+
+  // ---- failures before there is a clip ---------------------------------------
+
+  /**
+   * Stores a classification that failed before it had a clip (a camera that
+   * could not be recorded from): final at once, no job, its deliveries queued,
+   * all in one transaction. Returns created_at.
+   */
+  async recordFailure(c: NewClassification, errorCode: number, errorMsg: string): Promise<string> {
+    const now = new Date();
+    const at = isoNow(now);
+    await this.db.transaction(async (tx) => {
+      await tx.run(
+        `INSERT INTO classifications (id, tenant, flow, parent_id, camera_id, analyse_id, metadata, videoname, filename,
+           filesize, clip_bytes, original_specs, status_classify, status_video, error_code, error_msg, video_error, result,
+           created_at, created_ms, started_at, finished_at, final)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'error', 'error', ?, ?, 'no clip was recorded', 'error', ?, ?, ?, ?, 1)`,
+        [c.id, c.tenant, c.flow, c.parentId, c.cameraId, c.analyseId, JSON.stringify(c.metadata), c.videoname, c.filename,
+          c.filesize, c.filesize, JSON.stringify(c.originalSpecs), errorCode, errorMsg, at, now.getTime(), at, at],
+      );
+      const row = await tx.get<ClassificationRow>('SELECT * FROM classifications WHERE id = ?', [c.id]);
+      await this.queueDeliveries(tx, row!);
+    });
+    return at;
   }
 }
 

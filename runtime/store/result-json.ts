@@ -4,7 +4,8 @@ import type { ClassificationRow, ProcessingState, VideoSpecs } from './classific
 
 export interface ResultJson {
   id: string;
-  status: { classify: ProcessingState; video: ProcessingState };
+  /** video is "expired" once a rendered highlight is gone from disk (see README, Retention and disk) */
+  status: { classify: ProcessingState; video: ProcessingState | 'expired' };
   parent_id: string;
   camera_id: string;
   analyse_id?: number;
@@ -42,7 +43,7 @@ export function toResultJson(row: ClassificationRow): ResultJson {
   const processed = row.processed_specs ? (JSON.parse(row.processed_specs) as VideoSpecs) : original;
   const result: ResultJson = {
     id: row.id,
-    status: { classify: row.status_classify, video: row.status_video },
+    status: { classify: row.status_classify, video: row.status_video === 'done' && row.highlight_deleted === 1 ? 'expired' : row.status_video },
     parent_id: row.parent_id,
     camera_id: row.camera_id,
     tenant: row.tenant,

@@ -81,4 +81,29 @@ export const MIGRATIONS: string[][] = [
     `CREATE INDEX outbox_pending ON outbox (state, next_attempt_ms)`,
     `CREATE INDEX outbox_classification ON outbox (classification_id)`,
   ],
+  [
+    // Retention: running totals kept by triggers, so the bounds are checked on
+    // every upload without scanning the table.
+    `CREATE TABLE media_totals (
+      id              INTEGER PRIMARY KEY CHECK (id = 1),
+      classifications INTEGER NOT NULL,
+      media_bytes     INTEGER NOT NULL
+    )`,
+    `INSERT INTO media_totals (id, classifications, media_bytes)
+       SELECT 1, COUNT(*), COALESCE(SUM(clip_bytes + highlight_bytes), 0) FROM classifications`,
+    `CREATE TRIGGER media_totals_insert AFTER INSERT ON classifications BEGIN
+       UPDATE media_totals SET classifications = classifications + 1,
+         media_bytes = media_bytes + NEW.clip_bytes + NEW.highlight_bytes WHERE id = 1;
+     END`,
+    `CREATE TRIGGER media_totals_delete AFTER DELETE ON classifications BEGIN
+       UPDATE media_totals SET classifications = classifications - 1,
+         media_bytes = media_bytes - OLD.clip_bytes - OLD.highlight_bytes WHERE id = 1;
+     END`,
+    `CREATE TRIGGER media_totals_update AFTER UPDATE OF clip_bytes, highlight_bytes ON classifications BEGIN
+       UPDATE media_totals SET media_bytes = media_bytes - OLD.clip_bytes - OLD.highlight_bytes
+         + NEW.clip_bytes + NEW.highlight_bytes WHERE id = 1;
+     END`,
+    // a highlight whose file vanished (found at start); clip_deleted is its clip twin
+    `ALTER TABLE classifications ADD COLUMN highlight_deleted INTEGER NOT NULL DEFAULT 0`,
+  ],
 ];

@@ -1,0 +1,175 @@
+// Disk pressure on a real tiny volume: a tmpfs of a few MB mounted by the test
+// (root only), holding the daemon's whole data folder. A filler file plays the
+// rest of the system eating the space. Uploads are pruned for, then refused
+// with 507; reads and deletes keep working; ENOSPC mid-upload crashes nothing.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { expect } from 'chai';
+import { stillClip, tempDir } from '../support/clips.js';
+import { TestDaemon } from '../support/daemon.js';
+import { storeState, withDb } from './daemon-state.js';
+
+const MiB = 1024 * 1024;
+const NEVER = '0 0 1 1 *';
+// No model pack is pulled onto the tiny volume (it would not fit): results end with 2004, which is all these tests need.
+const NO_PULL = { auto_pull: false };
+
+function freeBytes(dir: string): number {
+  const s = fs.statfsSync(dir);
+  return s.bavail * s.bsize;
+}
+
+/** Grows or shrinks the filler so that the volume has about `target` bytes free. */
+function leaveFree(filler: string, target: number): void {
+  const current = fs.existsSync(filler) ? fs.statSync(filler).size : 0;
+  const size = Math.max(0, current + freeBytes(path.dirname(filler)) - target);
+  const fd = fs.openSync(filler, 'w');
+  try {
+    const chunk = Buffer.alloc(MiB, 7);
+    for (let written = 0; written < size; ) {
+      written += fs.writeSync(fd, chunk, 0, Math.min(chunk.length, size - written));
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+describe('retention under disk pressure (tiny tmpfs volume)', function () {
+  let mountPoint: string | undefined;
+  let dir: string;
+  let clip: string;
+
+  before(async function () {
+    if (process.getuid?.() !== 0) {
+      console.log('      skipped: mounting a tiny tmpfs volume needs root (run the tests as root to exercise 507 and ENOSPC)');
+      this.skip();
+    }
+    const point = tempDir('vigil-tinyfs-');
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m,mode=0700', 'tmpfs', point], { stdio: 'pipe' });
+    } catch (err) {
+      fs.rmSync(point, { recursive: true, force: true });
+      console.log(`      skipped: could not mount a tmpfs volume (${(err as Error).message.split('\n')[0]})`);
+      this.skip();
+    }
+    mountPoint = point;
+    dir = tempDir();
+    clip = await stillClip('parrot.jpg', path.join(dir, 'parrot.mp4'), 3, 10, 640);
+  });
+
+  after(() => {
+    if (mountPoint) {
+      execFileSync('umount', ['-l', mountPoint]);
+      fs.rmSync(mountPoint, { recursive: true, force: true });
+    }
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prunes the oldest to stay above the free-space minimum, then answers 507 while reads and deletes work', async () => {
+    const minFree = 8 * MiB;
+    const clipBytes = fs.statSync(clip).size;
+    const dataDir = path.join(mountPoint!, 'data');
+    const filler = path.join(mountPoint!, 'filler');
+    const config = { models: NO_PULL, retention: { max_age_days: 0, max_count: 0, max_media_bytes: 0, min_free_bytes: minFree, schedule: NEVER } };
+    const daemon = await new TestDaemon({ dataDir, config }).start();
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await daemon.upload(clip);
+        expect(res.status).to.equal(202);
+        ids.push(((await res.json()) as { id: string }).id);
+        await daemon.waitForResult(ids[i]);
+      }
+
+      // the rest of the system eats the space: the next upload only fits if the oldest go
+      leaveFree(filler, minFree + clipBytes / 2);
+      const next = await daemon.upload(clip);
+      expect(next.status, await next.clone().text()).to.equal(202);
+      ids.push(((await next.json()) as { id: string }).id);
+      expect(freeBytes(dataDir)).to.be.at.least(minFree);
+      const afterPrune = await storeState(dataDir);
+      expect(afterPrune.rowIds[0], 'the oldest went first').to.not.equal(ids[0]);
+      expect(ids.slice(ids.length - afterPrune.rowIds.length)).to.deep.equal(afterPrune.rowIds);
+      expect(afterPrune.folderIds).to.deep.equal([...afterPrune.rowIds].sort());
+      await daemon.waitForResult(ids[3]);
+
+      // now even pruning everything could not recover it: 507, and nothing is deleted for nothing
+      leaveFree(filler, minFree - 4 * MiB);
+      const before = (await storeState(dataDir)).rowIds;
+      const refused = await daemon.upload(clip);
+      expect(refused.status).to.equal(507);
+      const body = (await refused.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).to.equal('insufficient_storage');
+      expect(body.error.message).to.match(/min_free_bytes/);
+      expect((await storeState(dataDir)).rowIds).to.deep.equal(before);
+      expect(daemon.logs.some((r) => r.msg === 'disk pressure: uploads are refused with 507')).to.equal(true);
+
+      // reads and deletes keep working
+      const kept = before[before.length - 1];
+      expect((await fetch(`${daemon.url}/api/result/${kept}`, { headers: daemon.auth() })).status).to.equal(200);
+      expect((await fetch(`${daemon.url}/api/classify/${before[0]}`, { method: 'DELETE', headers: daemon.auth() })).status).to.equal(204);
+
+      // space comes back: uploads are accepted again
+      fs.rmSync(filler);
+      const again = await daemon.upload(clip);
+      expect(again.status).to.equal(202);
+      await daemon.waitForResult(((await again.json()) as { id: string }).id);
+    } finally {
+      await daemon.kill();
+      fs.rmSync(filler, { force: true });
+      await daemon.cleanup();
+    }
+  });
+
+  it('survives ENOSPC in the middle of an upload without crashing or corrupting the database', async () => {
+    const clipBytes = fs.statSync(clip).size;
+    const dataDir = path.join(mountPoint!, 'data-enospc');
+    const filler = path.join(mountPoint!, 'filler');
+    // no minimum, and no Content-Length below: nothing stops the upload before the disk is full
+    const config = { models: NO_PULL, retention: { max_age_days: 0, max_count: 0, max_media_bytes: 0, min_free_bytes: 0, schedule: NEVER } };
+    const daemon = await new TestDaemon({ dataDir, config }).start();
+    try {
+      const first = await daemon.upload(clip);
+      expect(first.status).to.equal(202);
+      const kept = ((await first.json()) as { id: string }).id;
+      await daemon.waitForResult(kept);
+
+      leaveFree(filler, Math.floor(clipBytes / 3));
+      // chunked (no Content-Length), on a connection of its own: the server may cut it when the write fails
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(`${daemon.url}/api/classify`, {
+          method: 'POST',
+          agent: false,
+          headers: { ...daemon.auth(), 'content-type': 'video/mp4', 'transfer-encoding': 'chunked' },
+        }, (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        const bytes = fs.readFileSync(clip);
+        for (let i = 0; i < bytes.length; i += 16 * 1024) req.write(bytes.subarray(i, i + 16 * 1024));
+        req.end();
+      });
+      expect(answer.status, 'an upload that hit a full disk is refused as a storage problem').to.equal(507);
+      expect((JSON.parse(answer.body) as { error: { code: string } }).error.code).to.equal('insufficient_storage');
+
+      // still alive, still serving, nothing half-written left
+      expect((await fetch(`${daemon.url}/api/result/${kept}`, { headers: daemon.auth() })).status).to.equal(200);
+      expect(fs.readdirSync(path.join(dataDir, 'incoming'))).to.deep.equal([]);
+      const integrity = await withDb(dataDir, (db) => db.get<{ integrity_check: string }>('PRAGMA integrity_check'));
+      expect(integrity?.integrity_check).to.equal('ok');
+
+      fs.rmSync(filler);
+      const again = await daemon.upload(clip);
+      expect(again.status).to.equal(202);
+      await daemon.waitForResult(((await again.json()) as { id: string }).id);
+    } finally {
+      await daemon.kill();
+      fs.rmSync(filler, { force: true });
+      await daemon.cleanup();
+    }
+  });
+});

@@ -4,12 +4,25 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.js';
 import { createLogger } from './core/log.js';
 import { Daemon } from './daemon.js';
+import { formatFindings, runDoctor } from './ops/doctor.js';
+import { classifyFile, modelsActivate, modelsList, modelsPull, modelsRollback } from './models/commands.js';
+
+/** Logs of the one-shot commands go to stderr, so stdout carries only the answer. */
+const stderrLogger = (level: 'info' | 'warn' | 'error' | 'debug') => createLogger(level, (line) => process.stderr.write(line + '\n'));
 
 const USAGE = `usage: vigil <command> [options]
 
 commands:
   serve [--config FILE]          run the daemon (embedded defaults without --config)
   config check FILE              validate a config file and exit
+  models pull [--pack P] [--source S]  fetch, verify and activate a model pack
+  models list                    installed packs, the active one and the rollback target
+  models activate NAME@VERSION   make an installed pack active (a running daemon swaps)
+  models rollback                make the previously active pack active again
+  classify FILE                  classify one clip with the active pack and print the result JSON
+  doctor                         check ffmpeg, the model pack, the accelerator, disk, broker and webhooks
+
+Every command takes --config FILE (the daemon's config: data folder, model source).
 `;
 
 async function serve(configFile: string | undefined): Promise<void> {
@@ -33,7 +46,12 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      config: { type: 'string', short: 'c' },
+      help: { type: 'boolean', short: 'h' },
+      pack: { type: 'string' },
+      source: { type: 'string' },
+    },
   });
   const [command, sub, arg] = positionals;
   if (values.help || !command) {
@@ -49,6 +67,41 @@ async function main(argv: string[]): Promise<number> {
       loadConfig(arg ?? values.config);
       process.stdout.write(`${arg ?? values.config}: valid\n`);
       return 0;
+    case 'models': {
+      const config = loadConfig(values.config);
+      const log = stderrLogger(config.log.level);
+      if (sub === 'pull') {
+        const id = await modelsPull(config, { pack: values.pack, source: values.source }, log);
+        process.stdout.write(`${id} installed and active\n`);
+        return 0;
+      }
+      if (sub === 'list') {
+        process.stdout.write(modelsList(config));
+        return 0;
+      }
+      if (sub === 'activate' && arg) {
+        process.stdout.write(`${modelsActivate(config, arg)} active\n`);
+        return 0;
+      }
+      if (sub === 'rollback') {
+        process.stdout.write(`${modelsRollback(config)} active again\n`);
+        return 0;
+      }
+      break;
+    }
+    case 'doctor': {
+      const findings = await runDoctor(loadConfig(values.config));
+      process.stdout.write(formatFindings(findings));
+      return findings.every((f) => f.ok) ? 0 : 1;
+    }
+    case 'classify': {
+      if (!sub) break;
+      const config = loadConfig(values.config);
+      const { clip, analysis } = await classifyFile(config, sub, stderrLogger(config.log.level));
+      const { stats, ...result } = analysis;
+      process.stdout.write(JSON.stringify({ file: sub, duration_seconds: Math.round(clip.duration), ...result, stats }, null, 2) + '\n');
+      return analysis ? 0 : 1;
+    }
   }
   process.stderr.write(USAGE);
   return 2;

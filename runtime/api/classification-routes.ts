@@ -78,7 +78,8 @@ export function classificationRoutes(deps: ClassificationRoutesDeps): Router {
     const row = await deps.store.getForTenant(ctx.state.id, ctx.state.tenant);
     if (!row) throw notFound();
     if (row.status_video !== 'done' || !(await sendFile(ctx, deps.files.highlightPath(row.id), 'video/mp4'))) {
-      throw new ApiError(404, 'no_video', `no annotated video for this classification (status.video: ${row.status_video}${row.video_error ? `; ${row.video_error}` : ''})`);
+      const state = row.status_video === 'done' ? 'expired' : row.status_video; // done but the file is gone
+      throw new ApiError(404, 'no_video', `no annotated video for this classification (status.video: ${state}${row.video_error ? `; ${row.video_error}` : ''})`);
     }
   });
 

@@ -4,6 +4,10 @@
 // feature and are assembled here.
 import os from 'node:os';
 import { z } from 'zod';
+import { integrationConfigSchema, mqttSchema, outboxSchema, webhooksSchema } from '../delivery/config.js';
+import { retentionSchema } from '../retention/config.js';
+import { inferenceSchema, modelsSchema } from '../models/config.js';
+import { camerasSchema, watchFolderSchema } from '../capture/config.js';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -64,6 +68,21 @@ export const configSchema = z.strictObject({
     .prefault({}),
   jobs: jobsSchema.prefault({}),
   log: logSchema.prefault({}),
+  /** the model pack: which, from where, updates */
+  models: modelsSchema.prefault({}),
+  /** where and how the networks run */
+  inference: inferenceSchema.prefault({}),
+  /** webhook integrations from the config (more come from the admin API) */
+  integrations: z.array(integrationConfigSchema).default([]),
+  webhooks: webhooksSchema.prefault({}),
+  outbox: outboxSchema.prefault({}),
+  mqtt: mqttSchema.prefault({}),
+  /** bounds of the store: age, count, media bytes, free space; pruning schedule */
+  retention: retentionSchema.prefault({}),
+  /** cameras Vigil records from itself (HTTP, MQTT or schedule triggers) */
+  cameras: camerasSchema.default([]),
+  /** folders where NVRs and cameras drop alarm clips */
+  watch_folders: z.array(watchFolderSchema).default([]),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -53,6 +53,8 @@ export interface AnalysisStats {
   motionMs: number;
   inferenceMs: number;
   totalMs: number;
+  /** inferences run per model id (frames and crops) */
+  inferences?: Record<string, number>;
 }
 
 /** The outcome of classifying one clip. */

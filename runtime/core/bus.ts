@@ -1,6 +1,7 @@
 // The typed event bus the features talk through. A listener that throws or
 // rejects is logged and forgotten: it can never crash the daemon or stop the
 // other listeners from hearing the event.
+import type { AnalysisStats } from './analysis.js';
 import type { Logger } from './log.js';
 
 export interface BusEvents {
@@ -14,8 +15,18 @@ export interface BusEvents {
   'classification.deleted': { id: string; tenant: string; reason: 'api' | 'retention' };
   /** a model pack became active */
   'model.activated': { name: string; version: string; backend: string };
+  /** a clip was classified (emitted by the job runner); feeds the inference metrics */
+  'classification.stats': { id: string; backend: string; model: string; stats: AnalysisStats };
   /** outbox rows were written and may be sent */
   'outbox.ready': Record<string, never>;
+  /** the store entered (uploads get 507) or left disk pressure; reason says which bound is not met */
+  'storage.pressure': { underPressure: boolean; freeBytes: number; minFreeBytes: number; reason: string };
+  /** a delivery ended: answered (2xx 'delivered', other status 'failed_status') or dropped by the outbox policy */
+  'delivery.finished': { target: 'webhook' | 'mqtt'; outcome: 'delivered' | 'failed_status' | 'dropped'; statusCode?: number };
+  /** the MQTT client connected to (true) or lost (false) its broker */
+  'mqtt.connection': { connected: boolean };
+  /** a camera recording was asked for (over HTTP, MQTT or by a schedule) */
+  'capture.requested': { camera: string; source: 'http' | 'mqtt' | 'schedule' };
 }
 
 export type BusEvent = keyof BusEvents;

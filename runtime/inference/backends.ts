@@ -52,7 +52,7 @@ function edgeTpuBackend(library: string): Backend {
   };
 }
 
-export function chooseBackend(device: Device, manifest: Manifest, library = findEdgeTpuLibrary()): BackendChoice {
+export function chooseBackend(device: Device, manifest: Manifest, library: string | null = findEdgeTpuLibrary() ?? null): BackendChoice {
   const hasTpuModels = manifest.models.some((m) => m.edgetpu_file);
   if (device === 'edgetpu') {
     if (!library) throw new BackendError(`No Edge TPU found (${EDGETPU_LIBRARY} is not installed): set inference.device to cpu or plug in the Coral and install libedgetpu1-std`);

@@ -127,6 +127,8 @@ export class InterpreterPool {
   private adopt(worker: Worker): void {
     const slot: Slot = { worker, job: undefined, timer: undefined };
     worker.on('message', (message: WorkerReply) => this.onReply(slot, message));
+    // An IPC send to a worker that just died reports here; its 'exit' does the cleanup.
+    worker.on('error', (err) => this.options.log.warn('inference worker error', { err: err.message }));
     worker.on('exit', (code, signal) => this.replace(slot, new PipelineError(
       ErrorCode.INFERENCE_FAILED, `the inference worker died (${signal ?? `exit ${code}`}) while running ${slot.job?.model ?? 'nothing'}`,
     )));
@@ -169,6 +171,7 @@ export class InterpreterPool {
     slot.job?.reject(reason);
     slot.worker.removeAllListeners('message');
     slot.worker.removeAllListeners('exit');
+    slot.worker.on('error', () => undefined);
     kill(slot.worker);
     if (this.closed) return;
     startWorker(this.models).then(

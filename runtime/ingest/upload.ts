@@ -41,6 +41,13 @@ export async function receiveUpload(ctx: Context, incomingDir: string, maxBytes:
   }
 }
 
+/** The disk filled while the upload was written: 507, as when admission refuses it up front. */
+function diskFull(err: unknown): ApiError | undefined {
+  const e = err as NodeJS.ErrnoException & { internalCode?: number };
+  if (e?.code !== 'ENOSPC' && !/ENOSPC/.test(String(e?.message))) return undefined;
+  return new ApiError(507, 'insufficient_storage', 'the data volume filled up while the upload was written: the clip was not stored');
+}
+
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, 'too_large', `the upload is larger than the limit of ${maxBytes} bytes (server.max_upload_bytes)`);
 }
@@ -65,7 +72,7 @@ async function receiveMultipart(ctx: Context, workDir: string, maxBytes: number)
     const e = err as Error & { httpCode?: number; status?: number };
     const status = e.httpCode ?? e.status ?? 400;
     if (status === 413 || /maxFileSize|maxTotalFileSize/.test(e.message)) throw tooLarge(maxBytes);
-    throw new ApiError(400, 'bad_multipart', `the multipart body could not be read: ${e.message}`);
+    throw diskFull(err) ?? new ApiError(400, 'bad_multipart', `the multipart body could not be read: ${e.message}`);
   }
   const files = ctx.request.files ?? {};
   const part = files.video;
@@ -105,7 +112,7 @@ async function receiveRaw(ctx: Context, workDir: string, maxBytes: number): Prom
     await pipeline(ctx.req, limit, fs.createWriteStream(file));
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw new ApiError(400, 'upload_interrupted', `the upload did not complete: ${(err as Error).message}`);
+    throw diskFull(err) ?? new ApiError(400, 'upload_interrupted', `the upload did not complete: ${(err as Error).message}`);
   }
   return { file, workDir, originalName: ctx.query.videoname ? String(ctx.query.videoname) : '', contentType: ctx.request.type, size, fields: queryFields(ctx) };
 }

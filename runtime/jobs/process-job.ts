@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import type { Analysis, ClipInfo } from '../core/analysis.js';
 import { ErrorCode, PipelineError, errorMessage } from '../core/errors.js';
+import type { EventBus } from '../core/bus.js';
 import type { Logger } from '../core/log.js';
 import { probeClip } from '../pipeline/probe.js';
 import type { ClassificationOutcome, ClassificationStore, ClassificationRow, VideoOutcome } from '../store/classifications.js';
@@ -18,6 +19,8 @@ export interface JobContext {
   renderSlots: Semaphore;
   maxAttempts: number;
   log: Logger;
+  /** told of each successful classification (metrics) */
+  bus?: EventBus;
 }
 
 /** A counting semaphore. */
@@ -112,6 +115,13 @@ async function classifyClip(ctx: JobContext, id: string, clip: ClipInfo, signal:
     if (lease instanceof Error) throw lease;
     analysis = await lease.classifier.classify(clip, signal);
     outcome = success(analysis);
+    const { stats } = analysis;
+    ctx.log.info('clip classified', {
+      id, risk: analysis.risk, labels: analysis.labels, model: `${analysis.model}@${analysis.version}`, backend: analysis.backend,
+      frames_inferred: stats.framesInferred, motion_ms: Math.round(stats.motionMs), decode_ms: Math.round(stats.decodeMs),
+      inference_ms: Math.round(stats.inferenceMs), total_ms: Math.round(stats.totalMs),
+    });
+    ctx.bus?.emit('classification.stats', { id, backend: analysis.backend, model: `${analysis.model}@${analysis.version}`, stats });
   } catch (err) {
     if (signal.aborted) throw signal.reason;
     outcome = failure(err, lease instanceof Error ? undefined : lease.classifier);

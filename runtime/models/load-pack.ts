@@ -43,14 +43,10 @@ function describeModels(dir: string, manifest: Manifest, backend: Backend): Load
 }
 
 export async function loadPack(dir: string, manifest: Manifest, options: LoadOptions): Promise<PackRuntime> {
-  let models: LoadedModel[];
+  const packName = `model pack ${manifest.name}@${manifest.version}`;
+  let pool: InterpreterPool;
   try {
-    models = describeModels(dir, manifest, options.backend);
-  } catch (err) {
-    throw new Error(`model pack ${manifest.name}@${manifest.version}: ${(err as Error).message}`);
-  }
-  try {
-    const pool = await InterpreterPool.open(
+    pool = await InterpreterPool.open(
       manifest.models.map((m) => ({
         id: m.id,
         path: path.join(dir, options.backend.fileOf(m).name),
@@ -59,8 +55,13 @@ export async function loadPack(dir: string, manifest: Manifest, options: LoadOpt
       })),
       { workers: options.workers, timeoutMs: options.timeoutMs, log: options.log },
     );
-    return { models, pool };
   } catch (err) {
-    throw new Error(`model pack ${manifest.name}@${manifest.version} does not load: ${explainLoadError((err as Error).message, options.backend)}`);
+    throw new Error(`${packName} does not load: ${explainLoadError((err as Error).message, options.backend)}`);
+  }
+  try {
+    return { models: describeModels(dir, manifest, options.backend), pool };
+  } catch (err) {
+    await pool.close();
+    throw new Error(`${packName}: ${(err as Error).message}`);
   }
 }

@@ -85,28 +85,36 @@ export class ClipClassifier implements Classifier {
     const frames: FrameFindings[] = [];
     let inferenceMs = 0;
     let framesInferred = 0;
+    const inferences: Record<string, number> = {};
     const decodeStarted = performance.now();
     let decodeMs = 0;
     const pending: Array<Promise<void>> = [];
+    let failure: unknown;
     for await (const { frame, choice, size } of this.decodeChosen(clip, chosen, signal)) {
       decodeMs += performance.now() - decodeStarted;
+      if (failure) break;
       // Networks run while the next frame decodes; the pool queues what it cannot take yet.
-      pending.push(this.inferFrame(frame, size, choice, signal).then((r) => {
-        frames.push(r.findings);
-        inferenceMs += r.inferenceMs;
-        framesInferred += r.inferences;
-      }));
+      pending.push(this.inferFrame(frame, size, choice, signal).then(
+        (r) => {
+          frames.push(r.findings);
+          inferenceMs += r.inferenceMs;
+          framesInferred += r.inferences;
+          for (const [m, n] of Object.entries(r.byModel)) inferences[m] = (inferences[m] ?? 0) + n;
+        },
+        (err: unknown) => {
+          failure ??= err;
+        },
+      ));
     }
-    const settled = await Promise.allSettled(pending);
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    await Promise.all(pending);
+    if (failure) throw failure;
     if (frames.length === 0) throw new PipelineError(ErrorCode.DECODE_FAILED, 'no frame of the clip could be decoded');
     frames.sort((a, b) => a.t - b.t);
 
     const decision = decide(frames, motion.pattern, this.options.manifest);
     return {
       ...base, ...decision,
-      stats: { framesInferred, decodeMs, motionMs, inferenceMs, totalMs: performance.now() - started },
+      stats: { framesInferred, decodeMs, motionMs, inferenceMs, totalMs: performance.now() - started, inferences },
     };
   }
 
@@ -132,12 +140,14 @@ export class ClipClassifier implements Classifier {
     const detections: Detection[] = [];
     let inferenceMs = 0;
     let inferences = 0;
+    const byModel: Record<string, number> = {};
     await Promise.all(this.options.models.flatMap((model) => views.map(async (crop) => {
       const [, h, w] = model.input.shape;
       const input = await this.inputFor(frame, size, crop, w!, h!);
       const { output, ms } = await this.options.pool.infer(model.entry.id, input, signal);
       inferenceMs += ms;
       inferences++;
+      byModel[model.entry.id] = (byModel[model.entry.id] ?? 0) + 1;
       if (model.entry.task === 'segmentation') {
         const found = segmentDetections(output as Uint8Array, w!, model.labelMap, { fullArea: model.entry.full_area, minArea: model.entry.min_area });
         for (const d of found) {
@@ -152,7 +162,7 @@ export class ClipClassifier implements Classifier {
         }
       }
     })));
-    return { findings: { t: choice.sample.t, sample: choice.sample, scores, detections }, inferenceMs, inferences };
+    return { findings: { t: choice.sample.t, sample: choice.sample, scores, detections }, inferenceMs, inferences, byModel };
   }
 
   private async inputFor(frame: Buffer, size: { width: number; height: number }, crop: Box | undefined, w: number, h: number): Promise<Uint8Array> {

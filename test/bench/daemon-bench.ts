@@ -1,6 +1,6 @@
 // End-to-end figures measured on the real daemon over loopback HTTP: sync
 // latency per clip, throughput with concurrent uploads, and the daemon's peak
-// resident memory (VmHWM, which includes its inference worker threads).
+// resident memory (VmHWM of the daemon and of its interpreter worker processes).
 import fs from 'node:fs';
 import path from 'node:path';
 import { TestDaemon } from '../support/daemon.js';
@@ -19,10 +19,22 @@ export interface DaemonBench {
   peakRssMb: number;
 }
 
+/** Peak resident memory of the daemon plus its interpreter worker processes (VmHWM of each, summed). */
 function peakRssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return Math.round(kb / 1024);
+  const hwm = (p: number | string) => {
+    try {
+      return Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      return 0;
+    }
+  };
+  let children: string[] = [];
+  try {
+    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    /* no children listed */
+  }
+  return Math.round((hwm(pid) + children.reduce((sum, c) => sum + hwm(c), 0)) / 1024);
 }
 
 async function syncClassify(daemon: TestDaemon, file: string): Promise<ClipTiming> {

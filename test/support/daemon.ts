@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
-import { PROJECT_ROOT } from './paths.js';
+import { PROJECT_ROOT, SHARED_MODELS } from './paths.js';
 import { tempDir } from './clips.js';
 
 export interface DaemonOptions {
@@ -90,6 +90,8 @@ export class TestDaemon {
         admin: { api_keys: [this.adminKey] },
         jobs: { concurrency: 2 },
         log: { level: 'debug' },
+        // The shared test models stand in for the upstream model source.
+        models: { source: SHARED_MODELS },
       },
       this.options.config ?? {},
     );

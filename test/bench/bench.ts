@@ -1,0 +1,50 @@
+// `npm run bench`: speed and memory figures as tables. Not a test: nothing
+// here passes or fails; the targets are printed beside the figures.
+import path from 'node:path';
+import { ffmpeg, panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
+import { media } from '../support/paths.js';
+import { benchDaemon } from './daemon-bench.js';
+import { benchHighlight } from './highlight-bench.js';
+import { benchPipeline } from './pipeline-bench.js';
+import { benchRetention } from './retention-bench.js';
+import { formatTable } from './table.js';
+
+async function main(): Promise<void> {
+  const dir = tempDir('vigil-bench-clips-');
+  // A 10-second 720p clip: a slow pan across the squatting person.
+  const hd = path.join(dir, 'squat-720p-10s.mp4');
+  await ffmpeg([
+    '-loop', '1', '-framerate', '25', '-i', media('squat.png'), '-t', '10',
+    '-vf', "scale=1600:900:force_original_aspect_ratio=increase,crop=1280:720:'(iw-ow)*t/10':0,format=yuv420p",
+    '-c:v', 'libx264', '-preset', 'ultrafast', hd,
+  ]);
+  const clips: Array<[string, string]> = [
+    ['squat pan 720p 10 s', hd],
+    ['grace_hopper pan', await panClip('grace_hopper.png', path.join(dir, 'grace.mp4'))],
+    ['traffic sequence', await sequenceClip(['traffic_0001.png', 'traffic_0002.png', 'traffic_0003.png'], path.join(dir, 'traffic.mp4'))],
+    ['static still', await stillClip('cat.png', path.join(dir, 'still.mp4'))],
+    ['indoor_plants.mp4', media('indoor_plants.mp4')],
+    ['hand_ball.mp4', media('hand_ball.mp4')],
+    ['face_closeup.avi', media('face_closeup.avi')],
+    ['cartoon.avi', media('cartoon.avi')],
+  ];
+
+  process.stdout.write(formatTable('Pipeline per clip (default pack; target wall/serial <= 1.15)', await benchPipeline(clips)) + '\n');
+
+  const daemon = await benchDaemon(clips.map(([, f]) => f), hd, 6);
+  process.stdout.write(formatTable('End to end through the daemon (POST ?sync=true; target < 1500 ms for the 10 s 720p clip)', daemon.timings.map((t) => ({
+    clip: path.basename(t.clip), sync_ms: Math.round(t.syncMs), risk: String(t.result.risk), labels: (t.result.labels as string[]).join(','),
+  }))) + '\n');
+  process.stdout.write(formatTable('Daemon totals', [
+    { figure: `clips per minute, ${daemon.concurrentUploads} concurrent 10 s 720p uploads`, value: Math.round(daemon.clipsPerMinute * 10) / 10 },
+    { figure: 'peak resident memory, daemon + interpreter workers, MB (target < 250)', value: daemon.peakRssMb },
+  ]) + '\n');
+
+  process.stdout.write(formatTable('Highlight render per clip', await benchHighlight()) + '\n');
+  process.stdout.write(formatTable('Retention', await benchRetention()) + '\n');
+}
+
+main().then(() => process.exit(0), (err) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : err}\n`);
+  process.exit(1);
+});

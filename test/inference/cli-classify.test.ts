@@ -1,0 +1,30 @@
+// `vigil classify FILE`: one clip, no daemon, the result JSON on stdout.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { panClip, tempDir } from '../support/clips.js';
+import { PROJECT_ROOT, SHARED_MODELS } from '../support/paths.js';
+
+const run = promisify(execFile);
+
+describe('vigil classify', function () {
+  this.timeout(120_000);
+
+  it('classifies a clip without a daemon, pulling the pack on first use', async () => {
+    const dir = tempDir('vigil-classify-');
+    const config = path.join(dir, 'vigil.yaml');
+    fs.writeFileSync(config, `storage:\n  data_dir: ${JSON.stringify(path.join(dir, 'data'))}\nmodels:\n  source: ${JSON.stringify(SHARED_MODELS)}\n`);
+    const clip = await panClip('grace_hopper.png', path.join(dir, 'grace.mp4'), 3);
+    const { stdout, stderr } = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/runtime/cli.js'), 'classify', clip, '--config', config], { cwd: PROJECT_ROOT });
+    const result = JSON.parse(stdout) as Record<string, any>;
+    expect(result.file).to.equal(clip);
+    expect(result.model).to.equal('default');
+    expect(result.labels).to.include('person');
+    expect(result.risk).to.be.oneOf(['danger', 'intrusion']);
+    expect(result.stats.framesInferred).to.be.greaterThan(0);
+    expect(stderr).to.match(/model pack active/); // logs go to stderr, stdout stays JSON
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

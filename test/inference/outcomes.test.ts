@@ -1,0 +1,97 @@
+// Real models on real pictures: clips made from ../shared/media go through
+// the daemon over HTTP, and the labels and risk are what a person watching
+// would say. The default pack is pulled from the shared models folder.
+import path from 'node:path';
+import { expect } from 'chai';
+import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
+import { TestDaemon } from '../support/daemon.js';
+import { media } from '../support/paths.js';
+
+describe('classification outcomes (default pack, real models)', function () {
+  this.timeout(300_000);
+  let daemon: TestDaemon;
+  const dir = tempDir('vigil-outcomes-');
+
+  before(async () => {
+    daemon = await new TestDaemon().start();
+  });
+  after(async () => {
+    await daemon.cleanup();
+  });
+
+  async function classify(file: string): Promise<Record<string, any>> {
+    const res = await daemon.upload(file, {}, '?sync=true');
+    expect(res.status, await res.clone().text()).to.equal(200);
+    const result = (await res.json()) as Record<string, any>;
+    expect(result.error_code, result.error_msg).to.equal(0);
+    expect(result.model).to.equal('default');
+    expect(result.version).to.equal('1.0.0');
+    return result;
+  }
+
+  it('logs the backend in use and why', async () => {
+    const active = await daemon.waitForLog((r) => r.msg === 'model pack active', 60_000);
+    expect(active.backend).to.equal('cpu');
+    expect(active.reason).to.be.a('string').and.match(/cpu|Edge TPU/i);
+  });
+
+  for (const image of ['grace_hopper.png', 'squat.png']) {
+    it(`${image} panned: person, and a risk that is not safe`, async () => {
+      const r = await classify(await panClip(image, path.join(dir, `${image}.mp4`)));
+      expect(r.labels).to.include('person');
+      expect(r.risk).to.not.equal('safe');
+      expect(r.scores.person).to.be.within(0.5, 1);
+    });
+  }
+
+  it('traffic frames in sequence: vehicule', async () => {
+    const r = await classify(await sequenceClip(['traffic_0001.png', 'traffic_0002.png', 'traffic_0003.png'], path.join(dir, 'traffic.mp4')));
+    expect(r.labels).to.include('vehicule');
+  });
+
+  for (const image of ['cat.png', 'parrot.jpg', 'owl.jpg']) {
+    it(`${image} panned: animal, not person`, async () => {
+      const r = await classify(await panClip(image, path.join(dir, `${image}.mp4`)));
+      expect(r.labels).to.include('animal');
+      expect(r.labels).to.not.include('person');
+      expect(r.risk).to.equal('safe');
+    });
+  }
+
+  it('sunflower panned: plant, not person', async () => {
+    const r = await classify(await panClip('sunflower.png', path.join(dir, 'sunflower.mp4')));
+    expect(r.labels).to.include('plant');
+    expect(r.labels).to.not.include('person');
+  });
+
+  it('indoor_plants.mp4 (handheld): plant, not person', async () => {
+    const r = await classify(media('indoor_plants.mp4'));
+    expect(r.labels).to.include('plant');
+    expect(r.labels).to.not.include('person');
+  });
+
+  it('a static clip: NOTHING and safe, without running the networks', async () => {
+    const r = await classify(await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')));
+    expect(r.labels).to.deep.equal(['NOTHING']);
+    expect(r.risk).to.equal('safe');
+    const log = await daemon.waitForLog((l) => l.msg === 'clip classified' && l.id === r.id);
+    expect(log.frames_inferred).to.equal(0);
+  });
+
+  it('face_closeup.avi (MJPEG in AVI): person', async () => {
+    const r = await classify(media('face_closeup.avi'));
+    expect(r.labels).to.include('person');
+  });
+
+  it('labels are service labels, scores fractions, and every label reaches its score', async () => {
+    const r = await classify(await panClip('pets.jpg', path.join(dir, 'pets.mp4')));
+    const service = ['flag', 'plant', 'web', 'NOTHING', 'intrusion', 'person', 'rain', 'spider', 'text', 'wind', 'animal', 'other', 'vehicule'];
+    for (const label of r.labels) expect(service).to.include(label);
+    for (const [label, score] of Object.entries(r.scores)) {
+      expect(service).to.include(label);
+      expect(score).to.be.a('number').within(0, 1);
+    }
+    for (const label of r.labels) expect(r.scores[label], label).to.be.a('number');
+    expect(r.labels).to.include('animal');
+  });
+});

@@ -114,6 +114,17 @@ export class InterpreterPool {
     });
   }
 
+  /** Median single-inference time per model over `runs` runs one at a time on a blank input (for the benchmark). */
+  async measure(inputBytes: Record<string, number>, runs = 10): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const [model, bytes] of Object.entries(inputBytes)) {
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) times.push((await this.infer(model, new Uint8Array(bytes))).ms);
+      out[model] = times.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
+    }
+    return out;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) job.reject(new PipelineError(ErrorCode.MODEL_LOAD_FAILED, 'the model pack was unloaded'));

@@ -184,8 +184,11 @@ export class ModelService implements Feature, ClassifierSource {
     if (old.leases === 0) void old.runtime.pool.close();
   }
 
-  /** Single-inference times of the loaded pack's models (for the benchmark). */
-  get inferMs(): Record<string, number> {
-    return this.current?.runtime.pool.inferMs ?? {};
+  /** Median single-inference time of each model of the loaded pack, run one at a time (for the benchmark). */
+  async measureInference(runs = 10): Promise<Record<string, number>> {
+    const loaded = this.current;
+    if (!loaded) return {};
+    const sizes = Object.fromEntries(loaded.runtime.models.map((m) => [m.entry.id, m.input.shape.reduce((a, b) => a * b, 1)]));
+    return loaded.runtime.pool.measure(sizes, runs);
   }
 }

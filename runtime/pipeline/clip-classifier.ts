@@ -1,6 +1,7 @@
 // One clip through the pipeline: the motion pass, the choice of frames, the
 // networks on those frames (and on crops around small moving regions), then
 // the decision. A clip without motion never reaches the networks.
+import { setMaxListeners } from 'node:events';
 import sharp from 'sharp';
 import type { Analysis, Box, ClipInfo, Classifier, Detection, ServiceLabel } from '../core/analysis.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
@@ -65,6 +66,7 @@ export class ClipClassifier implements Classifier {
 
   async classify(clip: ClipInfo, signal: AbortSignal): Promise<Analysis> {
     const started = performance.now();
+    setMaxListeners(64, signal); // every queued inference of the clip listens for cancellation
     const motion = await analyseMotion(clip.path, clip.width, clip.height, signal).catch((err: unknown) => {
       if (err instanceof PipelineError || err instanceof CancelledError) throw err;
       throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
@@ -91,7 +93,7 @@ export class ClipClassifier implements Classifier {
     const pending: Array<Promise<void>> = [];
     let failure: unknown;
     for await (const { frame, choice, size } of this.decodeChosen(clip, chosen, signal)) {
-      decodeMs += performance.now() - decodeStarted;
+      decodeMs = performance.now() - decodeStarted; // until the last chosen frame arrived
       if (failure) break;
       // Networks run while the next frame decodes; the pool queues what it cannot take yet.
       pending.push(this.inferFrame(frame, size, choice, signal).then(
@@ -135,13 +137,16 @@ export class ClipClassifier implements Classifier {
 
   /** Every model on the frame, and on the crop around its moving region when there is one. */
   private async inferFrame(frame: Buffer, size: { width: number; height: number }, choice: ChosenFrame, signal: AbortSignal) {
-    const views: Array<Box | undefined> = [undefined, ...(choice.crop ? [choice.crop] : [])];
+    // Classifiers see the frame and the crop; the segmenter (the costly one) sees the crop when
+    // there is one (the moving object, larger in its input) and the whole frame otherwise.
+    const viewsOf = (model: LoadedModel): Array<Box | undefined> =>
+      model.entry.task === 'segmentation' ? [choice.crop] : [undefined, ...(choice.crop ? [choice.crop] : [])];
     const scores: Scores = {};
     const detections: Detection[] = [];
     let inferenceMs = 0;
     let inferences = 0;
     const byModel: Record<string, number> = {};
-    await Promise.all(this.options.models.flatMap((model) => views.map(async (crop) => {
+    await Promise.all(this.options.models.flatMap((model) => viewsOf(model).map(async (crop) => {
       const [, h, w] = model.input.shape;
       const input = await this.inputFor(frame, size, crop, w!, h!);
       const { output, ms } = await this.options.pool.infer(model.entry.id, input, signal);

@@ -13,13 +13,15 @@ export interface FrameRequest {
   height: number;
   pixelFormat: 'rgb24' | 'gray';
   signal: AbortSignal;
+  /** decoder options placed before -i */
+  inputArgs?: string[];
 }
 
 export async function* readFrames(request: FrameRequest): AsyncGenerator<Buffer> {
   const channels = request.pixelFormat === 'rgb24' ? 3 : 1;
   const frameBytes = request.width * request.height * channels;
   const child = spawn(ffmpegPath, [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-i', request.input,
+    '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input,
     '-an', '-sn', '-dn', '-vf', request.filters, '-vsync', '0', '-pix_fmt', request.pixelFormat, '-f', 'rawvideo', 'pipe:1',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

@@ -46,7 +46,7 @@ async function syncClassify(daemon: TestDaemon, file: string): Promise<ClipTimin
 }
 
 export async function benchDaemon(clips: string[], throughputClip: string, concurrentUploads = 8, config: Record<string, unknown> = {}): Promise<DaemonBench> {
-  const daemon = await new TestDaemon({ config: { log: { level: 'warn' }, ...config } }).start();
+  const daemon = await new TestDaemon({ config }).start();
   try {
     // warm-up: the first clip pays for loading the models
     await syncClassify(daemon, clips[0]);

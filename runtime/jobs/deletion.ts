@@ -28,6 +28,22 @@ export class Deleter {
     this.bus.emit('classification.deleted', { id, tenant, reason });
   }
 
+  /**
+   * The same path for a batch (retention): the rows must already be marked
+   * deleting; files go a few at a time, then all rows in one transaction.
+   */
+  async deleteMarked(items: Array<{ id: string; tenant: string }>, reason: 'api' | 'retention'): Promise<void> {
+    for (const { id } of items) await this.jobs.cancel(id);
+    for (let i = 0; i < items.length; i += 16) {
+      await Promise.all(items.slice(i, i + 16).map(({ id }) => this.files.remove(id)));
+    }
+    await this.store.removeRowsOf(items.map((i) => i.id));
+    for (const { id, tenant } of items) {
+      this.log.info('classification deleted', { id, tenant, reason });
+      this.bus.emit('classification.deleted', { id, tenant, reason });
+    }
+  }
+
   /** Finishes interrupted deletions and removes media folders that no row owns. */
   async reconcile(knownIds: (ids: string[]) => Promise<Set<string>>): Promise<{ finished: number; orphans: number }> {
     const interrupted = await this.store.listDeleting();

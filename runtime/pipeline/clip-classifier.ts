@@ -32,6 +32,9 @@ export interface ClipClassifierOptions {
   maxFrames: number;
 }
 
+// Every frame is resized once and never again: libvips' operation cache would only hold memory.
+sharp.cache(false);
+
 /** Frames are decoded at this width at most: enough detail for crops. */
 const DETAIL_WIDTH = 1280;
 

@@ -14,7 +14,8 @@ import type { Candidate, RetentionQueries } from './retention-queries.js';
 
 /** The deletion path (runtime/jobs/deletion.ts). */
 export interface ClassificationDeleter {
-  delete(id: string, tenant: string, reason: 'api' | 'retention'): Promise<void>;
+  /** deletes rows already marked deleting, files first, in one batch */
+  deleteMarked(items: Array<{ id: string; tenant: string }>, reason: 'api' | 'retention'): Promise<void>;
 }
 
 /** Room to make for what is about to arrive. */
@@ -215,10 +216,10 @@ export class Pruner {
         log.warn('undelivered result dropped by retention', { id: c.id, tenant: c.tenant, bound, pending_deliveries: c.pending });
         report.undeliveredDropped++;
       }
-      await deleter.delete(c.id, c.tenant, 'retention');
-      report.pruned++;
-      report.bytesFreed += c.bytes;
     }
+    await deleter.deleteMarked(batch, 'retention');
+    report.pruned += batch.length;
+    report.bytesFreed += batch.reduce((sum, c) => sum + c.bytes, 0);
   }
 
   /** Why the byte or free-space bound is not met with this reserve, or null. */

@@ -226,10 +226,20 @@ export class ClassificationStore {
 
   /** Last step of a deletion, once the files are gone: the row, its job and its outbox rows. */
   async removeRows(id: string): Promise<void> {
+    await this.removeRowsOf([id]);
+  }
+
+  /** removeRows for many at once: one transaction (retention prunes in batches). */
+  async removeRowsOf(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
     await this.db.transaction(async (tx) => {
-      await tx.run('DELETE FROM outbox WHERE classification_id = ?', [id]);
-      await tx.run('DELETE FROM jobs WHERE classification_id = ?', [id]);
-      await tx.run('DELETE FROM classifications WHERE id = ?', [id]);
+      for (let i = 0; i < ids.length; i += 500) {
+        const chunk = ids.slice(i, i + 500);
+        const list = chunk.map(() => '?').join(',');
+        await tx.run(`DELETE FROM outbox WHERE classification_id IN (${list})`, chunk);
+        await tx.run(`DELETE FROM jobs WHERE classification_id IN (${list})`, chunk);
+        await tx.run(`DELETE FROM classifications WHERE id IN (${list})`, chunk);
+      }
     });
   }
 

@@ -37,7 +37,8 @@ async function main(): Promise<void> {
   }))) + '\n');
   process.stdout.write(formatTable('Daemon totals', [
     { figure: `clips per minute, ${daemon.concurrentUploads} concurrent 10 s 720p uploads`, value: Math.round(daemon.clipsPerMinute * 10) / 10 },
-    { figure: 'peak resident memory, daemon + interpreter workers, MB (target < 250)', value: daemon.peakRssMb },
+    { figure: 'peak memory (PSS, shared pages counted once), daemon + interpreter workers, MB (target < 250)', value: daemon.peakPssMb },
+    { figure: 'peak resident memory (VmHWM summed per process), daemon + interpreter workers, MB', value: daemon.peakRssMb },
   ]) + '\n');
 
   process.stdout.write(formatTable('Highlight render per clip', await benchHighlight()) + '\n');

@@ -17,6 +17,28 @@ export interface DaemonBench {
   clipsPerMinute: number;
   concurrentUploads: number;
   peakRssMb: number;
+  /** the largest proportional set size (shared pages split between processes) seen while sampling */
+  peakPssMb: number;
+}
+
+function childrenOf(pid: number): string[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** Current proportional memory of the daemon and its child processes, MB. */
+function pssMb(pid: number): number {
+  const pss = (p: number | string) => {
+    try {
+      return Number(/^Pss:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      return 0;
+    }
+  };
+  return Math.round((pss(pid) + childrenOf(pid).reduce((sum, c) => sum + pss(c), 0)) / 1024);
 }
 
 /** Peak resident memory of the daemon plus its interpreter worker processes (VmHWM of each, summed). */
@@ -28,13 +50,7 @@ function peakRssMb(pid: number): number {
       return 0;
     }
   };
-  let children: string[] = [];
-  try {
-    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-  } catch {
-    /* no children listed */
-  }
-  return Math.round((hwm(pid) + children.reduce((sum, c) => sum + hwm(c), 0)) / 1024);
+  return Math.round((hwm(pid) + childrenOf(pid).reduce((sum, c) => sum + hwm(c), 0)) / 1024);
 }
 
 async function syncClassify(daemon: TestDaemon, file: string): Promise<ClipTiming> {
@@ -47,6 +63,10 @@ async function syncClassify(daemon: TestDaemon, file: string): Promise<ClipTimin
 
 export async function benchDaemon(clips: string[], throughputClip: string, concurrentUploads = 8, config: Record<string, unknown> = {}): Promise<DaemonBench> {
   const daemon = await new TestDaemon({ config }).start();
+  let peakPssMb = 0;
+  const sampler = setInterval(() => {
+    peakPssMb = Math.max(peakPssMb, pssMb(daemon.pid));
+  }, 100);
   try {
     // warm-up: the first clip pays for loading the models
     await syncClassify(daemon, clips[0]);
@@ -56,8 +76,9 @@ export async function benchDaemon(clips: string[], throughputClip: string, concu
     const started = performance.now();
     await Promise.all(Array.from({ length: concurrentUploads }, () => syncClassify(daemon, throughputClip)));
     const minutes = (performance.now() - started) / 60_000;
-    return { timings, clipsPerMinute: concurrentUploads / minutes, concurrentUploads, peakRssMb: peakRssMb(daemon.pid) };
+    return { timings, clipsPerMinute: concurrentUploads / minutes, concurrentUploads, peakRssMb: peakRssMb(daemon.pid), peakPssMb };
   } finally {
+    clearInterval(sampler);
     await daemon.cleanup();
   }
 }

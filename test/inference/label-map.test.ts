@@ -1,0 +1,50 @@
+// Model classes -> service labels, from the labels files the packs use.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { embeddedFiles, readModelTensors } from '../../runtime/inference/tflite-file.js';
+import { bundledManifest } from '../../runtime/models/manifest.js';
+import { buildLabelMap, parseLabels } from '../../runtime/pipeline/label-map.js';
+import { SHARED_MODELS } from '../support/paths.js';
+
+describe('label maps and the .tflite reader', () => {
+  it('reads quantization from the FlatBuffer and the labels embedded in the model zip', () => {
+    const file = fs.readFileSync(path.join(SHARED_MODELS, 'mobilenet_v2_1.0_224_quant.tflite'));
+    const { inputs, outputs } = readModelTensors(file);
+    expect(inputs[0]).to.deep.include({ shape: [1, 224, 224, 3], type: 'uint8', scale: 0.0078125, zeroPoint: 128 });
+    expect(outputs[0]).to.deep.include({ shape: [1, 1001], type: 'uint8', scale: 0.00390625, zeroPoint: 0 });
+    const labels = parseLabels(embeddedFiles(file).get('imagenet_labels.txt')!.toString('utf8'));
+    expect(labels).to.have.length(1001);
+    expect(labels[0]).to.equal('background');
+  });
+
+  it('refuses a file that is not a TFLite model', () => {
+    expect(() => readModelTensors(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt')))).to.throw(/not a TensorFlow Lite model/);
+  });
+
+  it('maps the default pack: ranges, names and weights; PASCAL stops before its trailing comment', () => {
+    const [segmenter, classifier] = bundledManifest('default').models;
+    const pascal = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'pascal_voc_segmentation_labels.txt'), 'utf8'));
+    expect(pascal).to.have.length(21);
+    const seg = buildLabelMap(segmenter!, pascal);
+    expect(seg[pascal.indexOf('person')]).to.deep.equal({ label: 'person', weight: 1 });
+    expect(seg[pascal.indexOf('pottedplant')]?.label).to.equal('plant');
+    expect(seg[0]).to.equal(undefined); // background means nothing
+    const imagenet = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt'), 'utf8'));
+    const cls = buildLabelMap(classifier!, imagenet);
+    expect(cls[imagenet.indexOf('Egyptian cat')]?.label).to.equal('animal'); // the animal range
+    expect(cls[imagenet.indexOf('tarantula')]?.label).to.equal('spider'); // a name overrides the range
+    expect(cls[imagenet.indexOf('spider web')]?.label).to.equal('web');
+    expect(cls[imagenet.indexOf('flagpole')]?.label).to.equal('flag');
+    expect(cls[imagenet.indexOf('military uniform')]).to.deep.equal({ label: 'person', weight: 0.5 });
+  });
+
+  it('an identity map serves a pack trained on exactly the service labels', () => {
+    const map = buildLabelMap({ class_map: 'identity', class_ranges: [] }, parseLabels('background\nperson\nvehicule\nrain\nsomething-else\n'));
+    expect(map.map((t) => t?.label)).to.deep.equal([undefined, 'person', 'vehicule', 'rain', undefined]);
+  });
+
+  it('a class map naming a class the labels file lacks is an error that names it', () => {
+    expect(() => buildLabelMap({ class_map: { unicorn: 'animal' }, class_ranges: [] }, ['background', 'cat'])).to.throw(/unicorn/);
+  });
+});

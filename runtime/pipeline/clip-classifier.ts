@@ -10,7 +10,7 @@ import type { InterpreterPool } from '../inference/pool.js';
 import type { TensorQuant } from '../inference/tflite-file.js';
 import { decide, type FrameFindings } from './decide.js';
 import { chooseFrames, type ChosenFrame } from './frame-choice.js';
-import { readFrames, scaledSize } from './frames.js';
+import { readFrameSets, scaledSize } from './frames.js';
 import type { LabelMap } from './label-map.js';
 import { analyseMotion, SAMPLE_FPS } from './motion.js';
 import { fromCrop, segmentDetections } from './segments.js';
@@ -39,6 +39,14 @@ sharp.cache(false);
 const DETAIL_WIDTH = 1280;
 
 type Scores = Partial<Record<ServiceLabel, number>>;
+
+/** One chosen sample: the detail frame (for crops) and the whole frame at each model input size ("WxH"). */
+interface DecodedFrame {
+  frame: Buffer;
+  size: { width: number; height: number };
+  choice: ChosenFrame;
+  whole: Map<string, Buffer>;
+}
 
 function classificationScores(output: Uint8Array | Float32Array | Int32Array, model: LoadedModel): Scores {
   const { scale, zeroPoint } = model.output;
@@ -95,11 +103,11 @@ export class ClipClassifier implements Classifier {
     let decodeMs = 0;
     const pending: Array<Promise<void>> = [];
     let failure: unknown;
-    for await (const { frame, choice, size } of this.decodeChosen(clip, chosen, signal)) {
+    for await (const decoded of this.decodeChosen(clip, chosen, signal)) {
       decodeMs = performance.now() - decodeStarted; // until the last chosen frame arrived
       if (failure) break;
       // Networks run while the next frame decodes; the pool queues what it cannot take yet.
-      pending.push(this.inferFrame(frame, size, choice, signal).then(
+      pending.push(this.inferFrame(decoded, signal).then(
         (r) => {
           frames.push(r.findings);
           inferenceMs += r.inferenceMs;
@@ -123,23 +131,26 @@ export class ClipClassifier implements Classifier {
     };
   }
 
-  /** Decodes the chosen samples (same sampling as the motion pass) as RGB at detail size. */
-  private async *decodeChosen(clip: ClipInfo, chosen: ChosenFrame[], signal: AbortSignal) {
-    const size = scaledSize(clip.width, clip.height, DETAIL_WIDTH);
+  /**
+   * Decodes the chosen samples (same sampling as the motion pass) once, as raw RGB at each
+   * model's input size (whole-frame views go straight into the interpreters) and at detail
+   * size (for crops).
+   */
+  private async *decodeChosen(clip: ClipInfo, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
+    const detail = scaledSize(clip.width, clip.height, DETAIL_WIDTH);
+    const modelSizes = [...new Set(this.options.models.map((m) => `${m.input.shape[2]}x${m.input.shape[1]}`))];
+    const sizes = [detail, ...modelSizes.map((k) => ({ width: Number(k.split('x')[0]), height: Number(k.split('x')[1]) }))];
     const select = chosen.map((c) => `eq(n\\,${c.index})`).join('+');
     let i = 0;
-    for await (const frame of readFrames({
-      input: clip.path, width: size.width, height: size.height, pixelFormat: 'rgb24', signal,
-      filters: `fps=${SAMPLE_FPS},select='${select}',scale=${size.width}:${size.height}`,
-    })) {
+    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal })) {
       const choice = chosen[i++];
       if (!choice) break;
-      yield { frame: Buffer.from(frame), choice, size };
+      yield { frame: frame!, size: detail, choice, whole: new Map(modelSizes.map((k, j) => [k, whole[j]!])) };
     }
   }
 
   /** Every model on the frame, and on the crop around its moving region when there is one. */
-  private async inferFrame(frame: Buffer, size: { width: number; height: number }, choice: ChosenFrame, signal: AbortSignal) {
+  private async inferFrame({ frame, size, choice, whole }: DecodedFrame, signal: AbortSignal) {
     // Classifiers see the frame and the crop; the segmenter (the costly one) sees the crop when
     // there is one (the moving object, larger in its input) and the whole frame otherwise.
     const viewsOf = (model: LoadedModel): Array<Box | undefined> =>
@@ -151,7 +162,7 @@ export class ClipClassifier implements Classifier {
     const byModel: Record<string, number> = {};
     await Promise.all(this.options.models.flatMap((model) => viewsOf(model).map(async (crop) => {
       const [, h, w] = model.input.shape;
-      const input = await this.inputFor(frame, size, crop, w!, h!);
+      const input = crop ? await this.cropInput(frame, size, crop, w!, h!) : new Uint8Array(whole.get(`${w}x${h}`)!);
       const { output, ms } = await this.options.pool.infer(model.entry.id, input, signal);
       inferenceMs += ms;
       inferences++;
@@ -173,18 +184,19 @@ export class ClipClassifier implements Classifier {
     return { findings: { t: choice.sample.t, sample: choice.sample, scores, detections }, inferenceMs, inferences, byModel };
   }
 
-  private async inputFor(frame: Buffer, size: { width: number; height: number }, crop: Box | undefined, w: number, h: number): Promise<Uint8Array> {
-    let image = sharp(frame, { raw: { width: size.width, height: size.height, channels: 3 } });
-    if (crop) {
-      const left = Math.floor(crop.x * size.width);
-      const top = Math.floor(crop.y * size.height);
-      image = image.extract({
+  /** A crop of the detail frame, resized in memory to the model's input. */
+  private async cropInput(frame: Buffer, size: { width: number; height: number }, crop: Box, w: number, h: number): Promise<Uint8Array> {
+    const left = Math.floor(crop.x * size.width);
+    const top = Math.floor(crop.y * size.height);
+    const out = await sharp(frame, { raw: { width: size.width, height: size.height, channels: 3 } })
+      .extract({
         left, top,
         width: Math.max(1, Math.min(size.width - left, Math.round(crop.w * size.width))),
         height: Math.max(1, Math.min(size.height - top, Math.round(crop.h * size.height))),
-      });
-    }
-    const out = await image.resize(w, h, { fit: 'fill' }).removeAlpha().raw().toBuffer();
-    return new Uint8Array(out); // its own buffer: it is transferred to the worker
+      })
+      .resize(w, h, { fit: 'fill' })
+      .raw()
+      .toBuffer();
+    return new Uint8Array(out); // its own buffer: it is sent to the worker
   }
 }

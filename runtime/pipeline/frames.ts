@@ -62,3 +62,84 @@ export function scaledSize(clipWidth: number, clipHeight: number, width: number)
   const w = Math.min(width, clipWidth) & ~1;
   return { width: w, height: Math.max(2, Math.round((w * clipHeight) / clipWidth / 2) * 2) };
 }
+
+export interface FrameSetRequest {
+  input: string;
+  /** filters applied once, before the frames are split to the outputs (sampling, selection) */
+  filters: string;
+  /** one RGB output per size: each selected frame comes out once at every size */
+  sizes: Array<{ width: number; height: number }>;
+  signal: AbortSignal;
+}
+
+/**
+ * Every selected frame at several sizes from one decode: ffmpeg splits the
+ * stream and scales each branch, writing raw RGB to its own pipe (fd 1, 3,
+ * 4, ...). Yields one buffer per size for each frame, in order.
+ */
+export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<Buffer[]> {
+  const n = request.sizes.length;
+  const labels = request.sizes.map((_, i) => `o${i}`);
+  const graph = `[0:v]${request.filters},split=${n}${labels.map((l) => `[${l}]`).join('')};` +
+    request.sizes.map((s, i) => `[${labels[i]}]scale=${s.width}:${s.height}[s${i}]`).join(';');
+  const fds = request.sizes.map((_, i) => (i === 0 ? 1 : i + 2));
+  const outputs = fds.flatMap((fd, i) => ['-map', `[s${i}]`, '-vsync', '0', '-pix_fmt', 'rgb24', '-f', 'rawvideo', `pipe:${fd}`]);
+  const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', ...request.sizes.slice(1).map(() => 'pipe' as const)];
+  const child = spawn(ffmpegPath, [
+    '-hide_banner', '-loglevel', 'error', '-nostdin', '-i', request.input, '-an', '-sn', '-dn', '-filter_complex', graph, ...outputs,
+  ], { stdio });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-2000); });
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  child.once('error', () => undefined);
+  const kill = () => child.kill('SIGKILL');
+  request.signal.addEventListener('abort', kill, { once: true });
+
+  // Every pipe is drained as data comes (ffmpeg would stall on a full one); frames wait in queues.
+  const queues: Buffer[][] = request.sizes.map(() => []);
+  let wake: (() => void) | undefined;
+  let open = n;
+  request.sizes.forEach((size, i) => {
+    const frameBytes = size.width * size.height * 3;
+    // Chunks are gathered and joined once per frame (not re-copied on every chunk).
+    let chunks: Buffer[] = [];
+    let buffered = 0;
+    const stream = child.stdio[fds[i]!] as NodeJS.ReadableStream;
+    stream.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      buffered += chunk.length;
+      if (buffered < frameBytes) return;
+      let joined = Buffer.concat(chunks, buffered);
+      while (joined.length >= frameBytes) {
+        queues[i]!.push(joined.subarray(0, frameBytes));
+        joined = joined.subarray(frameBytes);
+      }
+      chunks = joined.length ? [Buffer.from(joined)] : [];
+      buffered = joined.length;
+      wake?.();
+    });
+    stream.on('end', () => {
+      open--;
+      wake?.();
+    });
+  });
+  try {
+    for (;;) {
+      if (queues.every((q) => q.length > 0)) {
+        yield queues.map((q) => q.shift()!);
+        continue;
+      }
+      if (open === 0) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+    const code = await exited;
+    if (request.signal.aborted) throw new CancelledError();
+    if (code !== 0) {
+      throw new PipelineError(ErrorCode.DECODE_FAILED, `ffmpeg could not decode the clip: ${stderr.trim().split('\n').slice(-3).join(' ') || `exit ${code}`}`);
+    }
+  } finally {
+    request.signal.removeEventListener('abort', kill);
+    if (child.exitCode === null) kill();
+  }
+}

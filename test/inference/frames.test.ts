@@ -1,0 +1,50 @@
+// Raw frames on pipes from the real ffmpeg: one decode split to several sizes.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { PipelineError } from '../../runtime/core/errors.js';
+import { readFrames, readFrameSets } from '../../runtime/pipeline/frames.js';
+import { media } from '../support/paths.js';
+import { tempDir } from '../support/clips.js';
+
+const meanAbsDiff = (a: Buffer, b: Buffer): number => {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
+  return sum / a.length;
+};
+
+describe('frames decoded once at several sizes', () => {
+  const select = `fps=2,select='eq(n\\,1)+eq(n\\,4)+eq(n\\,9)'`;
+
+  it('yields each selected frame at every size, the same pixels as a decode at that size alone', async () => {
+    const signal = new AbortController().signal;
+    const sizes = [{ width: 640, height: 360 }, { width: 224, height: 224 }, { width: 257, height: 257 }];
+    const sets: Buffer[][] = [];
+    for await (const set of readFrameSets({ input: media('hand_ball.mp4'), filters: select, sizes, signal })) sets.push(set);
+    expect(sets).to.have.length(3);
+    for (const set of sets) expect(set.map((b) => b.length)).to.deep.equal(sizes.map((s) => s.width * s.height * 3));
+
+    const alone: Buffer[] = [];
+    for await (const f of readFrames({ input: media('hand_ball.mp4'), filters: `${select},scale=224:224`, width: 224, height: 224, pixelFormat: 'rgb24', signal })) {
+      alone.push(Buffer.from(f));
+    }
+    expect(alone).to.have.length(3);
+    alone.forEach((frame, i) => expect(meanAbsDiff(frame, sets[i]![1]!)).to.be.below(1));
+    // Different moments of a moving clip really are different frames.
+    expect(meanAbsDiff(sets[0]![1]!, sets[2]![1]!)).to.be.above(1);
+  });
+
+  it('fails with a decode error naming ffmpeg on a file that is not a video', async () => {
+    const bad = path.join(tempDir(), 'not-a-video.mp4');
+    fs.writeFileSync(bad, 'this is text, not a video');
+    const sizes = [{ width: 64, height: 64 }, { width: 32, height: 32 }];
+    let error: unknown;
+    try {
+      for await (const _ of readFrameSets({ input: bad, filters: 'fps=1', sizes, signal: new AbortController().signal })) { /* none expected */ }
+    } catch (e) {
+      error = e;
+    }
+    expect(error).to.be.instanceOf(PipelineError);
+    expect((error as Error).message).to.match(/ffmpeg could not decode/);
+  });
+});

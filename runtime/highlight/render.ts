@@ -38,7 +38,9 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
         '-i', clip.path,
         '-map', '0:v:0', '-an', '-sn', '-dn', '-map_metadata', '-1',
         '-filter_script:v', scriptPath,
-        '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '25', '-pix_fmt', 'yuv420p',
+        // ultrafast: encoding is the cost of a render (filters are cheap); it halves the time
+        // of veryfast for about twice the bytes, and its profile plays on any player.
+        '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '25', '-pix_fmt', 'yuv420p',
         '-movflags', '+faststart', '-f', 'mp4', partPath,
       ],
       signal,

@@ -24,8 +24,8 @@ export interface Decision {
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
-/** Share of a box covered by the sample's moving cells. */
-export function movingShare(box: Box, sample: MotionSample): number {
+/** Share of a box covered by moving cells of the sample (all of them, or those of solid changes only). */
+export function movingShare(box: Box, sample: MotionSample, cells: Uint8Array = sample.cells): number {
   let inside = 0;
   let moving = 0;
   for (let y = 0; y < MOTION_GRID.y; y++) {
@@ -34,22 +34,42 @@ export function movingShare(box: Box, sample: MotionSample): number {
       const cy = (y + 0.5) / MOTION_GRID.y;
       if (cx < box.x || cx > box.x + box.w || cy < box.y || cy > box.y + box.h) continue;
       inside++;
-      moving += sample.cells[y * MOTION_GRID.x + x]!;
+      moving += cells[y * MOTION_GRID.x + x]!;
     }
   }
   // A box smaller than a cell: use the cell under its centre.
   if (inside === 0) {
     const x = Math.min(MOTION_GRID.x - 1, Math.floor((box.x + box.w / 2) * MOTION_GRID.x));
     const y = Math.min(MOTION_GRID.y - 1, Math.floor((box.y + box.h / 2) * MOTION_GRID.y));
-    return sample.cells[y * MOTION_GRID.x + x]!;
+    return cells[y * MOTION_GRID.x + x]!;
   }
   return moving / inside;
 }
 
-/** rain: motion everywhere in many small scattered blobs that go nowhere */
+/**
+ * How much more a box moves than the rest of the frame, counting solid changes only: in rain
+ * every cell flickers, so an intruder is what moves more than the rain around it.
+ */
+export function standsOut(box: Box, sample: MotionSample): number {
+  const inside = movingShare(box, sample, sample.solidCells);
+  let outside = 0;
+  let count = 0;
+  for (let y = 0; y < MOTION_GRID.y; y++) {
+    for (let x = 0; x < MOTION_GRID.x; x++) {
+      const cx = (x + 0.5) / MOTION_GRID.x;
+      const cy = (y + 0.5) / MOTION_GRID.y;
+      if (cx >= box.x && cx <= box.x + box.w && cy >= box.y && cy <= box.y + box.h) continue;
+      count++;
+      outside += sample.solidCells[y * MOTION_GRID.x + x]!;
+    }
+  }
+  return inside - (count ? outside / count : 0);
+}
+
+/** rain: changes over most of the frame, mostly in specks (drops), going nowhere */
 export function rainScore(p: MotionPattern): number {
-  if (p.spread < 0.3 || p.fragmentation < 0.25 || p.travel > 0.2) return 0;
-  return Math.min(1, p.spread * p.fragmentation * 4);
+  if (p.spread < 0.5 || p.fragmentation < 0.45 || p.travel > 0.2) return 0;
+  return Math.min(1, p.spread * p.fragmentation * 1.25);
 }
 
 /** wind: motion that switches on and off in place (swaying leaves and branches) */
@@ -70,14 +90,20 @@ export function decide(frames: FrameFindings[], pattern: MotionPattern, manifest
 
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => scores[l]! >= threshold(l));
 
-  // Intrusion: a person or vehicle found with confidence where something moved.
+  // Intrusion: a person or vehicle found with confidence where something moved. In rain every
+  // cell flickers with drops: there the box must move more than the rain around it.
+  const rainy = labels.includes('rain');
+  const boxMoves = (box: Box, sample: MotionSample) =>
+    rainy ? standsOut(box, sample) >= 0.25 : movingShare(box, sample) >= 0.1;
   let intrusion = 0;
   for (const frame of frames) {
     for (const label of manifest.risk.intrusion_labels) {
       const score = frame.scores[label] ?? 0;
       if (score < threshold(label)) continue;
       const boxes = frame.detections.filter((d) => d.label === label && d.score >= threshold(label));
-      const moving = boxes.length ? boxes.some((d) => movingShare(d.box, frame.sample) >= 0.1) : frame.sample.region !== undefined;
+      // A finding without a box (a whole-frame classification) counts when its frame moved, but
+      // not in rain, where every frame does.
+      const moving = boxes.length ? boxes.some((d) => boxMoves(d.box, frame.sample)) : !rainy && frame.sample.region !== undefined;
       if (moving) intrusion = Math.max(intrusion, score);
     }
   }

@@ -14,6 +14,8 @@ const GRID_Y = 9;
 const PIXEL_DELTA = 24;
 /** a cell moves when this fraction of its pixels moved */
 const CELL_ACTIVE = 0.06;
+/** a speck: a connected group of changed pixels at most this big (a raindrop or snowflake at 96 px wide) */
+const SPECK_PIXELS = 4;
 
 export interface MotionSample {
   /** seconds from the start */
@@ -24,8 +26,10 @@ export interface MotionSample {
   cells: Uint8Array;
   /** the box around the largest group of moving cells, when any */
   region: Box | undefined;
-  /** how many separate groups of moving cells */
-  groups: number;
+  /** the moving cells counting only changes larger than specks: objects, not raindrops */
+  solidCells: Uint8Array;
+  /** share of the moving cells whose changes are mostly specks (tiny isolated groups of pixels) */
+  speckle: number;
 }
 
 export interface MotionPattern {
@@ -33,7 +37,7 @@ export interface MotionPattern {
   moving: boolean;
   /** mean fraction of grid cells moving, over the samples that moved */
   spread: number;
-  /** moving groups per moving cell: high for many small scattered blobs (rain, snow) */
+  /** share of moving cells changed mostly in specks, tiny isolated groups: high for rain and snow, low for objects */
   fragmentation: number;
   /** how often moving cells switch on and off: high for swaying vegetation */
   oscillation: number;
@@ -84,27 +88,88 @@ function groupBox(group: number[]): Box {
   return { x: x0 / GRID_X, y: y0 / GRID_Y, w: (Math.max(...xs) - x0 + 1) / GRID_X, h: (Math.max(...ys) - y0 + 1) / GRID_Y };
 }
 
+/** Marks the specks: 8-connected groups of changed pixels of at most SPECK_PIXELS. */
+function findSpecks(changedMask: Uint8Array, width: number, height: number): Uint8Array {
+  const specks = new Uint8Array(changedMask.length);
+  const seen = new Uint8Array(changedMask.length);
+  const stack: number[] = [];
+  const group: number[] = [];
+  for (let start = 0; start < changedMask.length; start++) {
+    if (!changedMask[start] || seen[start]) continue;
+    group.length = 0;
+    stack.push(start);
+    seen[start] = 1;
+    while (stack.length) {
+      const i = stack.pop()!;
+      group.push(i);
+      const x = i % width;
+      const y = (i - x) / width;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = x + dx;
+          const ny = y + dy;
+          if (nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
+          const n = ny * width + nx;
+          if (changedMask[n] && !seen[n]) {
+            seen[n] = 1;
+            stack.push(n);
+          }
+        }
+      }
+    }
+    if (group.length <= SPECK_PIXELS) for (const i of group) specks[i] = 1;
+  }
+  return specks;
+}
+
 function compare(prev: Buffer, cur: Buffer, width: number, height: number): Omit<MotionSample, 't'> {
-  const moved = new Uint32Array(GRID_X * GRID_Y);
+  const cellOf = new Uint16Array(width * height);
   const size = new Uint32Array(GRID_X * GRID_Y);
+  const changedMask = new Uint8Array(width * height);
   let changed = 0;
   for (let y = 0; y < height; y++) {
     const row = Math.min(GRID_Y - 1, Math.floor((y * GRID_Y) / height)) * GRID_X;
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
       const cell = row + Math.min(GRID_X - 1, Math.floor((x * GRID_X) / width));
+      cellOf[i] = cell;
       size[cell]++;
       if (Math.abs(cur[i]! - prev[i]!) > PIXEL_DELTA) {
         changed++;
-        moved[cell]++;
+        changedMask[i] = 1;
       }
     }
   }
-  const cells = new Uint8Array(GRID_X * GRID_Y);
-  for (let c = 0; c < cells.length; c++) cells[c] = size[c] && moved[c]! / size[c]! >= CELL_ACTIVE ? 1 : 0;
+  const specks = findSpecks(changedMask, width, height);
+  const moved = new Uint32Array(GRID_X * GRID_Y);
+  const movedSolid = new Uint32Array(GRID_X * GRID_Y);
+  for (let i = 0; i < changedMask.length; i++) {
+    if (!changedMask[i]) continue;
+    moved[cellOf[i]!]++;
+    if (!specks[i]) movedSolid[cellOf[i]!]++;
+  }
+  const active = (counts: Uint32Array) => {
+    const cells = new Uint8Array(GRID_X * GRID_Y);
+    for (let c = 0; c < cells.length; c++) cells[c] = size[c] && counts[c]! / size[c]! >= CELL_ACTIVE ? 1 : 0;
+    return cells;
+  };
+  const cells = active(moved);
+  let speckled = 0;
+  let activeCount = 0;
+  for (let c = 0; c < cells.length; c++) {
+    if (!cells[c]) continue;
+    activeCount++;
+    if (moved[c]! - movedSolid[c]! >= movedSolid[c]!) speckled++;
+  }
   const groups = cellGroups(cells);
   const largest = groups.sort((a, b) => b.length - a.length)[0];
-  return { energy: changed / (width * height), cells, region: largest ? groupBox(largest) : undefined, groups: groups.length };
+  return {
+    energy: changed / (width * height),
+    cells,
+    solidCells: active(movedSolid),
+    region: largest ? groupBox(largest) : undefined,
+    speckle: activeCount ? speckled / activeCount : 0,
+  };
 }
 
 export function describePattern(samples: MotionSample[]): MotionPattern {
@@ -113,7 +178,7 @@ export function describePattern(samples: MotionSample[]): MotionPattern {
   const cellCount = GRID_X * GRID_Y;
   const active = movingSamples.map((s) => s.cells.reduce((a, b) => a + b, 0));
   const spread = active.reduce((a, b) => a + b, 0) / movingSamples.length / cellCount;
-  const fragmentation = movingSamples.reduce((a, s, i) => a + s.groups / Math.max(1, active[i]!), 0) / movingSamples.length;
+  const fragmentation = movingSamples.reduce((a, s) => a + s.speckle, 0) / movingSamples.length;
   // Oscillation: among cells that moved at all, how often they toggled between samples.
   let toggles = 0;
   let everMoved = 0;
@@ -126,9 +191,15 @@ export function describePattern(samples: MotionSample[]): MotionPattern {
     if (moved) everMoved++;
   }
   const oscillation = everMoved && samples.length > 2 ? toggles / (everMoved * (samples.length - 1)) : 0;
-  const centre = (s: MotionSample) => ({ x: s.region!.x + s.region!.w / 2, y: s.region!.y + s.region!.h / 2 });
-  const first = centre(movingSamples[0]!);
-  const last = centre(movingSamples[movingSamples.length - 1]!);
+  // Travel: from the mean centre of the first quarter of the moving samples to that of the last
+  // quarter, so a sway (back and forth) averages out and a crossing does not.
+  const quarter = Math.max(1, Math.floor(movingSamples.length / 4));
+  const meanCentre = (part: MotionSample[]) => ({
+    x: part.reduce((a, s) => a + s.region!.x + s.region!.w / 2, 0) / part.length,
+    y: part.reduce((a, s) => a + s.region!.y + s.region!.h / 2, 0) / part.length,
+  });
+  const first = meanCentre(movingSamples.slice(0, quarter));
+  const last = meanCentre(movingSamples.slice(-quarter));
   const travel = Math.hypot(last.x - first.x, last.y - first.y) / Math.SQRT2;
   return { moving: true, spread, fragmentation, oscillation, travel };
 }
@@ -146,7 +217,7 @@ export async function analyseMotion(input: string, clipWidth: number, clipHeight
     filters: `fps=${SAMPLE_FPS},scale=${width}:${height}:flags=area`,
   })) {
     if (prev) samples.push({ t: index / SAMPLE_FPS, ...compare(prev, frame, width, height) });
-    else samples.push({ t: 0, energy: 0, cells: new Uint8Array(GRID_X * GRID_Y), region: undefined, groups: 0 });
+    else samples.push({ t: 0, energy: 0, cells: new Uint8Array(GRID_X * GRID_Y), solidCells: new Uint8Array(GRID_X * GRID_Y), region: undefined, speckle: 0 });
     prev = Buffer.from(frame);
     index++;
   }

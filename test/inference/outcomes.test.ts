@@ -3,7 +3,7 @@
 // would say. The default pack is pulled from the shared models folder.
 import path from 'node:path';
 import { expect } from 'chai';
-import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
+import { panClip, rainClip, sequenceClip, stillClip, swayClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 import { media } from '../support/paths.js';
 
@@ -76,6 +76,40 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('safe');
     const log = await daemon.waitForLog((l) => l.msg === 'clip classified' && l.id === r.id);
     expect(log.frames_inferred).to.equal(0);
+  });
+
+  // Weather comes from the motion pattern (README, "Labels and risk").
+  it('rain over an empty beach: rain, safe', async () => {
+    const r = await classify(await rainClip('kite_and_cold.jpg', path.join(dir, 'rain.mp4')));
+    expect(r.labels).to.include('rain');
+    expect(r.labels).to.not.include('intrusion');
+    expect(r.risk).to.equal('safe');
+  });
+
+  it('a person standing still in the rain: person and rain, danger (a human looks), not intrusion', async () => {
+    const r = await classify(await rainClip('grace_hopper.png', path.join(dir, 'rain-person.mp4')));
+    expect(r.labels).to.include.members(['person', 'rain']);
+    expect(r.labels).to.not.include('intrusion');
+    expect(r.risk).to.equal('danger');
+  });
+
+  it('a person walking through the rain: intrusion', async () => {
+    const r = await classify(await rainClip('kite_and_cold.jpg', path.join(dir, 'rain-walker.mp4'), { walker: 'grace_hopper.png' }));
+    expect(r.labels).to.include.members(['person', 'intrusion']);
+    expect(r.risk).to.equal('intrusion');
+  });
+
+  it('a sunflower swaying in the wind: plant and wind, safe', async () => {
+    const r = await classify(await swayClip('sunflower.png', path.join(dir, 'sway.mp4')));
+    expect(r.labels).to.include.members(['plant', 'wind']);
+    expect(r.labels).to.not.include('rain');
+    expect(r.risk).to.equal('safe');
+  });
+
+  it('a camera panning across a scene is neither rain nor wind', async () => {
+    const r = await classify(await panClip('grace_hopper.png', path.join(dir, 'grace-weather.mp4')));
+    expect(r.labels).to.not.include('rain');
+    expect(r.labels).to.not.include('wind');
   });
 
   it('face_closeup.avi (MJPEG in AVI): person', async () => {

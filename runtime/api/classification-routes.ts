@@ -10,6 +10,7 @@ import type { ClassificationStore } from '../store/classifications.js';
 import type { MediaFiles } from '../store/media-files.js';
 import { ID_PATTERN } from '../store/media-files.js';
 import { isFinal, toResultJson } from '../store/result-json.js';
+import { answerAccepted } from './answer-accepted.js';
 import { ApiError, notFound } from './errors.js';
 import { sendFile } from './send-file.js';
 
@@ -24,8 +25,6 @@ export interface ClassificationRoutesDeps {
   /** extra checks before an upload is read (e.g. disk pressure -> 507) */
   admission?: (ctx: Context) => Promise<void>;
 }
-
-const truthy = (v: unknown) => typeof v === 'string' && ['true', '1', 'yes'].includes(v.toLowerCase());
 
 /** Rejects malformed ids (and so any path trickery) before they reach the store. */
 async function checkId(id: string, ctx: Context, next: Next) {
@@ -42,26 +41,7 @@ export function classificationRoutes(deps: ClassificationRoutesDeps): Router {
     await deps.admission?.(ctx);
     const upload = await receiveUpload(ctx, deps.files.incomingDir, deps.maxUploadBytes);
     try {
-      const sync = truthy(ctx.query.sync);
-      // Subscribe before accepting, so a fast job cannot finish unseen.
-      const waiter = sync ? waitForFinal(deps.bus, deps.syncTimeoutMs) : undefined;
-      let accepted;
-      try {
-        accepted = await deps.intake.accept(ctx.state.tenant, upload);
-      } catch (err) {
-        waiter?.cancel();
-        throw err;
-      }
-      if (!waiter) {
-        ctx.status = 202;
-        ctx.body = accepted;
-        return;
-      }
-      const outcome = await waiter.wait(accepted.id);
-      const row = await deps.store.get(accepted.id);
-      if (!row) throw new ApiError(410, 'deleted', 'the classification was deleted before it finished');
-      ctx.status = outcome === 'final' && isFinal(row) ? 200 : 202;
-      ctx.body = toResultJson(row);
+      await answerAccepted(ctx, deps, () => deps.intake.accept(ctx.state.tenant, upload));
     } finally {
       await fs.promises.rm(upload.workDir, { recursive: true, force: true });
     }
@@ -91,39 +71,4 @@ export function classificationRoutes(deps: ClassificationRoutesDeps): Router {
   });
 
   return router;
-}
-
-/** Waits for one classification to become final (or be deleted), up to a timeout. */
-function waitForFinal(bus: EventBus, timeoutMs: number) {
-  let target: string | undefined;
-  let settle: (v: 'final' | 'timeout' | 'deleted') => void = () => {};
-  const early: Array<{ id: string; kind: 'final' | 'deleted' }> = [];
-  const result = new Promise<'final' | 'timeout' | 'deleted'>((resolve) => (settle = resolve));
-  const seen = (id: string, kind: 'final' | 'deleted') => {
-    if (target === id) settle(kind);
-    else if (target === undefined) early.push({ id, kind });
-  };
-  const offFinal = bus.on('result.final', ({ id }) => seen(id, 'final'));
-  const offDeleted = bus.on('classification.deleted', ({ id }) => seen(id, 'deleted'));
-  let timer: NodeJS.Timeout | undefined;
-  const cleanup = () => {
-    offFinal();
-    offDeleted();
-    if (timer) clearTimeout(timer);
-  };
-  return {
-    cancel: cleanup,
-    async wait(id: string) {
-      target = id;
-      const seen = early.find((e) => e.id === id);
-      if (seen) settle(seen.kind);
-      early.length = 0;
-      timer = setTimeout(() => settle('timeout'), timeoutMs);
-      try {
-        return await result;
-      } finally {
-        cleanup();
-      }
-    },
-  };
 }

@@ -12,6 +12,7 @@ import type { EventBus, BusEvents } from '../core/bus.js';
 import { errorMessage } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
+import { CoalescingPump } from '../core/pump.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import { toResultJson } from '../store/result-json.js';
 import { Backoff } from './backoff.js';
@@ -82,8 +83,6 @@ export class MqttPublisher implements Feature {
   private readonly backoff: Backoff;
   private model: BusEvents['model.activated'] | null = null;
   private stopping = true;
-  private pumping: Promise<void> | undefined;
-  private pumpAgain = false;
   private statusTimer: NodeJS.Timeout | undefined;
   private unsubscribe: Array<() => void> = [];
 
@@ -136,7 +135,7 @@ export class MqttPublisher implements Feature {
     this.stopping = true;
     for (const off of this.unsubscribe) off();
     if (this.statusTimer) clearInterval(this.statusTimer);
-    await this.pumping;
+    await this.outboxPump.idle();
     const client = this.client;
     if (!client) return;
     this.client = undefined;
@@ -173,21 +172,14 @@ export class MqttPublisher implements Feature {
   }
 
   /** Publishes pending result rows, oldest first, while connected. */
+  private readonly outboxPump = new CoalescingPump(
+    () => this.publishPending(),
+    (err) => this.deps.log.error('could not publish results from the outbox', { error: errorMessage(err) }),
+    () => this.stopping,
+  );
+
   private pump(): void {
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = (async () => {
-      try {
-        do {
-          this.pumpAgain = false;
-          await this.publishPending();
-        } while (this.pumpAgain && !this.stopping);
-      } catch (err) {
-        this.deps.log.error('could not publish results from the outbox', { error: errorMessage(err) });
-      }
-    })().finally(() => (this.pumping = undefined));
+    this.outboxPump.request();
   }
 
   private async publishPending(): Promise<void> {

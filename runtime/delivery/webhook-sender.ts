@@ -8,6 +8,7 @@ import type { EventBus } from '../core/bus.js';
 import { errorMessage } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
+import { CoalescingPump } from '../core/pump.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import { toResultJson } from '../store/result-json.js';
 import { Backoff } from './backoff.js';
@@ -52,8 +53,6 @@ export class WebhookSender implements Feature {
   readonly name = 'webhooks';
   private readonly endpoints = new Map<string, Endpoint>();
   private stopping = true;
-  private pumping = false;
-  private pumpAgain = false;
   private wakeTimer: NodeJS.Timeout | undefined;
   private wakeAt = 0;
   private readonly sending = new Set<Promise<void>>();
@@ -86,26 +85,18 @@ export class WebhookSender implements Feature {
     await Promise.allSettled([...this.sending]);
   }
 
-  /** Starts due rows while endpoints have free slots. Calls coalesce, so bursts of events cost one pass. */
+  /** Starts due rows while endpoints have free slots. */
+  private readonly outboxPump = new CoalescingPump(
+    () => this.fill(),
+    (err) => {
+      this.log.error('could not read the outbox', { error: errorMessage(err) });
+      this.wakeIn(this.options.backoffInitialMs);
+    },
+    () => this.stopping,
+  );
+
   private pump(): void {
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    void (async () => {
-      try {
-        do {
-          this.pumpAgain = false;
-          await this.fill();
-        } while (this.pumpAgain && !this.stopping);
-      } catch (err) {
-        this.log.error('could not read the outbox', { error: errorMessage(err) });
-        this.wakeIn(this.options.backoffInitialMs);
-      } finally {
-        this.pumping = false;
-      }
-    })();
+    this.outboxPump.request();
   }
 
   private async fill(): Promise<void> {

@@ -4,6 +4,7 @@
 // crash at any point only means the job runs again after the restart.
 import type { EventBus } from '../core/bus.js';
 import { CancelledError, errorMessage } from '../core/errors.js';
+import { CoalescingPump } from '../core/pump.js';
 import type { Feature } from '../core/feature.js';
 import { processJob, type JobContext } from './process-job.js';
 
@@ -25,8 +26,6 @@ export class JobRunner implements Feature {
   /** every job in progress; `classifying` ones hold a slot, the others are rendering their highlight */
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; classifying: boolean }>();
   private stopping = true;
-  private pumping = false;
-  private pumpAgain = false;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
@@ -76,28 +75,20 @@ export class JobRunner implements Feature {
   }
 
   /** Starts queued jobs while there are free slots. */
-  private pump(): void {
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = true;
-    void (async () => {
-      try {
-        do {
-          this.pumpAgain = false;
-          while (!this.stopping && this.busySlots < this.options.concurrency) {
-            const job = await this.ctx.store.claimNext();
-            if (!job) break;
-            this.launch(job.id, job.attempts);
-          }
-        } while (this.pumpAgain && !this.stopping);
-      } catch (err) {
-        this.ctx.log.error('could not take jobs from the queue', { error: errorMessage(err) });
-      } finally {
-        this.pumping = false;
+  private readonly queuePump = new CoalescingPump(
+    async () => {
+      while (!this.stopping && this.busySlots < this.options.concurrency) {
+        const job = await this.ctx.store.claimNext();
+        if (!job) break;
+        this.launch(job.id, job.attempts);
       }
-    })();
+    },
+    (err) => this.ctx.log.error('could not take jobs from the queue', { error: errorMessage(err) }),
+    () => this.stopping,
+  );
+
+  private pump(): void {
+    this.queuePump.request();
   }
 
   private launch(id: string, attempts: number): void {

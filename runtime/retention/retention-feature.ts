@@ -29,7 +29,7 @@ export class Retention implements Feature {
   constructor(private readonly deps: RetentionDeps) {}
 
   async start(): Promise<void> {
-    const { pruner, bus, log } = this.deps;
+    const { bus, log } = this.deps;
     const vanished = await markVanishedMedia(this.deps.queries, this.deps.files);
     if (vanished.clips || vanished.highlights) {
       log.warn('media files vanished; their rows are marked', { clips: vanished.clips, highlights: vanished.highlights });

@@ -54,7 +54,7 @@ export const manifestSchema = z.strictObject({
     /** labels that mean intrusion when found moving */
     intrusion_labels: z.array(serviceLabel).default(['person', 'vehicule']),
     /** a person scored at least this, but under its threshold, is uncertain: danger, for human review */
-    uncertain_person: z.number().min(0).max(1).default(0.15),
+    uncertain_person: z.number().min(0).max(1).default(0.35),
   }).prefault({}),
 });
 export type Manifest = z.infer<typeof manifestSchema>;

@@ -68,6 +68,7 @@ describe('classification outcomes (default pack, real models)', function () {
     const r = await classify(media('indoor_plants.mp4'));
     expect(r.labels).to.include('plant');
     expect(r.labels).to.not.include('person');
+    expect(r.risk).to.equal('safe'); // plants are no reason for a human to look
   });
 
   it('a static clip: NOTHING and safe, without running the networks', async () => {

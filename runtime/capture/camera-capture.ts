@@ -1,5 +1,5 @@
-// The capture feature: a trigger (HTTP, or 'capture.requested' from MQTT or a
-// schedule) records a clip from a camera and hands it to the intake like an
+// The capture feature: a trigger (HTTP, or 'capture.requested' from MQTT)
+// records a clip from a camera and hands it to the intake like an
 // upload, with camera_id set. A camera that cannot be recorded from gives a
 // stored final result with error_code 3001 that says why, never a hung job.
 import crypto from 'node:crypto';

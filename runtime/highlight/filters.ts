@@ -8,8 +8,8 @@ import { boxAt, trackSpan, type HighlightPlan, type Track, type TrackPoint } fro
 
 /** Widest highlight, pixels. */
 export const MAX_WIDTH = 1280;
-/** Frame rate cap: enough to verify an alarm, cheap to encode on a gateway. */
-export const MAX_FPS = 25;
+/** Frame rate cap: what CCTV recorders commonly keep, enough to verify an alarm; each frame costs encoding time. */
+export const MAX_FPS = 15;
 /** Boxes move at most this often (seconds); finer steps only cost filters. */
 const MIN_BOX_STEP_S = 0.1;
 /** Upper bound on drawbox segments in one graph, whatever the analysis holds. */

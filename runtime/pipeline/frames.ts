@@ -46,14 +46,18 @@ export async function* readFrames(request: FrameRequest): AsyncGenerator<Buffer>
       pending = all.length ? [Buffer.from(all)] : [];
       pendingBytes = all.length;
     }
-    const code = await Promise.race([exited, spawnError]);
-    if (request.signal.aborted) throw new CancelledError();
-    if (code !== 0) {
-      throw new PipelineError(ErrorCode.DECODE_FAILED, `ffmpeg could not decode the clip: ${stderr.trim().split('\n').slice(-3).join(' ') || `exit ${code}`}`);
-    }
+    checkExit(await Promise.race([exited, spawnError]), request.signal, stderr);
   } finally {
     request.signal.removeEventListener('abort', kill);
     if (child.exitCode === null) kill();
+  }
+}
+
+/** After ffmpeg exited: cancelled, or a decode failure that quotes the end of its error output. */
+function checkExit(code: number | null, signal: AbortSignal, stderr: string): void {
+  if (signal.aborted) throw new CancelledError();
+  if (code !== 0) {
+    throw new PipelineError(ErrorCode.DECODE_FAILED, `ffmpeg could not decode the clip: ${stderr.trim().split('\n').slice(-3).join(' ') || `exit ${code}`}`);
   }
 }
 
@@ -133,11 +137,7 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
     }
-    const code = await exited;
-    if (request.signal.aborted) throw new CancelledError();
-    if (code !== 0) {
-      throw new PipelineError(ErrorCode.DECODE_FAILED, `ffmpeg could not decode the clip: ${stderr.trim().split('\n').slice(-3).join(' ') || `exit ${code}`}`);
-    }
+    checkExit(await exited, request.signal, stderr);
   } finally {
     request.signal.removeEventListener('abort', kill);
     if (child.exitCode === null) kill();

@@ -14,7 +14,7 @@ export interface AnswerDeps {
   syncTimeoutMs: number;
 }
 
-export const truthy = (v: unknown): boolean => typeof v === 'string' && ['true', '1', 'yes'].includes(v.toLowerCase());
+const truthy = (v: unknown): boolean => typeof v === 'string' && ['true', '1', 'yes'].includes(v.toLowerCase());
 
 export async function answerAccepted(ctx: Context, deps: AnswerDeps, accept: () => Promise<Acceptance>): Promise<void> {
   // Subscribe before accepting, so a fast job (a refusing camera, a tiny clip) cannot finish unseen.

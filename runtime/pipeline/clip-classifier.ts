@@ -40,7 +40,10 @@ const DETAIL_WIDTH = 1280;
 
 type Scores = Partial<Record<ServiceLabel, number>>;
 
-/** One chosen sample: the detail frame (for crops) and the whole frame at each model input size ("WxH"). */
+/** A model's input size as a key ("WxH"): models of one size share a decoded frame. */
+const inputKey = (model: LoadedModel): string => `${model.input.shape[2]}x${model.input.shape[1]}`;
+
+/** One chosen sample: the detail frame (for crops) and the whole frame at each model input size (by inputKey). */
 interface DecodedFrame {
   frame: Buffer;
   size: { width: number; height: number };
@@ -138,14 +141,14 @@ export class ClipClassifier implements Classifier {
    */
   private async *decodeChosen(clip: ClipInfo, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
     const detail = scaledSize(clip.width, clip.height, DETAIL_WIDTH);
-    const modelSizes = [...new Set(this.options.models.map((m) => `${m.input.shape[2]}x${m.input.shape[1]}`))];
-    const sizes = [detail, ...modelSizes.map((k) => ({ width: Number(k.split('x')[0]), height: Number(k.split('x')[1]) }))];
+    const modelSizes = new Map(this.options.models.map((m) => [inputKey(m), { width: m.input.shape[2]!, height: m.input.shape[1]! }]));
+    const sizes = [detail, ...modelSizes.values()];
     const select = chosen.map((c) => `eq(n\\,${c.index})`).join('+');
     let i = 0;
     for await (const [frame, ...whole] of readFrameSets({ input: clip.path, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal })) {
       const choice = chosen[i++];
       if (!choice) break;
-      yield { frame: frame!, size: detail, choice, whole: new Map(modelSizes.map((k, j) => [k, whole[j]!])) };
+      yield { frame: frame!, size: detail, choice, whole: new Map([...modelSizes.keys()].map((k, j) => [k, whole[j]!])) };
     }
   }
 
@@ -162,7 +165,8 @@ export class ClipClassifier implements Classifier {
     const byModel: Record<string, number> = {};
     await Promise.all(this.options.models.flatMap((model) => viewsOf(model).map(async (crop) => {
       const [, h, w] = model.input.shape;
-      const input = crop ? await this.cropInput(frame, size, crop, w!, h!) : new Uint8Array(whole.get(`${w}x${h}`)!);
+      // A copy of the whole frame: the view shares memory that would all be sent to the worker.
+      const input = crop ? await this.cropInput(frame, size, crop, w!, h!) : new Uint8Array(whole.get(inputKey(model))!);
       const { output, ms } = await this.options.pool.infer(model.entry.id, input, signal);
       inferenceMs += ms;
       inferences++;

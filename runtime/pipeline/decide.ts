@@ -24,26 +24,38 @@ export interface Decision {
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
-/** Share of a box covered by moving cells of the sample (all of them, or those of solid changes only). */
-export function movingShare(box: Box, sample: MotionSample, cells: Uint8Array = sample.cells): number {
+/**
+ * Share of a box's cells that move, and of the cells outside it. A box smaller than a cell
+ * takes the cell under its centre.
+ */
+function boxShares(box: Box, cells: Uint8Array): { inside: number; outside: number } {
   let inside = 0;
-  let moving = 0;
+  let movingInside = 0;
+  let movingOutside = 0;
   for (let y = 0; y < MOTION_GRID.y; y++) {
     for (let x = 0; x < MOTION_GRID.x; x++) {
       const cx = (x + 0.5) / MOTION_GRID.x;
       const cy = (y + 0.5) / MOTION_GRID.y;
-      if (cx < box.x || cx > box.x + box.w || cy < box.y || cy > box.y + box.h) continue;
-      inside++;
-      moving += cells[y * MOTION_GRID.x + x]!;
+      const moving = cells[y * MOTION_GRID.x + x]!;
+      if (cx < box.x || cx > box.x + box.w || cy < box.y || cy > box.y + box.h) {
+        movingOutside += moving;
+      } else {
+        inside++;
+        movingInside += moving;
+      }
     }
   }
-  // A box smaller than a cell: use the cell under its centre.
-  if (inside === 0) {
-    const x = Math.min(MOTION_GRID.x - 1, Math.floor((box.x + box.w / 2) * MOTION_GRID.x));
-    const y = Math.min(MOTION_GRID.y - 1, Math.floor((box.y + box.h / 2) * MOTION_GRID.y));
-    return cells[y * MOTION_GRID.x + x]!;
-  }
-  return moving / inside;
+  const outsideCount = MOTION_GRID.x * MOTION_GRID.y - inside;
+  const outside = outsideCount ? movingOutside / outsideCount : 0;
+  if (inside > 0) return { inside: movingInside / inside, outside };
+  const x = Math.min(MOTION_GRID.x - 1, Math.floor((box.x + box.w / 2) * MOTION_GRID.x));
+  const y = Math.min(MOTION_GRID.y - 1, Math.floor((box.y + box.h / 2) * MOTION_GRID.y));
+  return { inside: cells[y * MOTION_GRID.x + x]!, outside };
+}
+
+/** Share of a box covered by the sample's moving cells. */
+export function movingShare(box: Box, sample: MotionSample): number {
+  return boxShares(box, sample.cells).inside;
 }
 
 /**
@@ -51,19 +63,8 @@ export function movingShare(box: Box, sample: MotionSample, cells: Uint8Array = 
  * every cell flickers, so an intruder is what moves more than the rain around it.
  */
 export function standsOut(box: Box, sample: MotionSample): number {
-  const inside = movingShare(box, sample, sample.solidCells);
-  let outside = 0;
-  let count = 0;
-  for (let y = 0; y < MOTION_GRID.y; y++) {
-    for (let x = 0; x < MOTION_GRID.x; x++) {
-      const cx = (x + 0.5) / MOTION_GRID.x;
-      const cy = (y + 0.5) / MOTION_GRID.y;
-      if (cx >= box.x && cx <= box.x + box.w && cy >= box.y && cy <= box.y + box.h) continue;
-      count++;
-      outside += sample.solidCells[y * MOTION_GRID.x + x]!;
-    }
-  }
-  return inside - (count ? outside / count : 0);
+  const { inside, outside } = boxShares(box, sample.solidCells);
+  return inside - outside;
 }
 
 /** rain: changes over most of the frame, mostly in specks (drops), going nowhere */

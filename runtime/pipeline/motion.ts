@@ -122,22 +122,36 @@ function findSpecks(changedMask: Uint8Array, width: number, height: number): Uin
   return specks;
 }
 
-function compare(prev: Buffer, cur: Buffer, width: number, height: number): Omit<MotionSample, 't'> {
+/** The grid cell of every pixel, and the pixels in each cell: the same for every sample of a clip. */
+interface PixelGrid {
+  width: number;
+  height: number;
+  cellOf: Uint16Array;
+  size: Uint32Array;
+}
+
+function pixelGrid(width: number, height: number): PixelGrid {
   const cellOf = new Uint16Array(width * height);
   const size = new Uint32Array(GRID_X * GRID_Y);
-  const changedMask = new Uint8Array(width * height);
-  let changed = 0;
   for (let y = 0; y < height; y++) {
     const row = Math.min(GRID_Y - 1, Math.floor((y * GRID_Y) / height)) * GRID_X;
     for (let x = 0; x < width; x++) {
-      const i = y * width + x;
       const cell = row + Math.min(GRID_X - 1, Math.floor((x * GRID_X) / width));
-      cellOf[i] = cell;
+      cellOf[y * width + x] = cell;
       size[cell]++;
-      if (Math.abs(cur[i]! - prev[i]!) > PIXEL_DELTA) {
-        changed++;
-        changedMask[i] = 1;
-      }
+    }
+  }
+  return { width, height, cellOf, size };
+}
+
+function compare(prev: Buffer, cur: Buffer, grid: PixelGrid): Omit<MotionSample, 't'> {
+  const { width, height, cellOf, size } = grid;
+  const changedMask = new Uint8Array(width * height);
+  let changed = 0;
+  for (let i = 0; i < changedMask.length; i++) {
+    if (Math.abs(cur[i]! - prev[i]!) > PIXEL_DELTA) {
+      changed++;
+      changedMask[i] = 1;
     }
   }
   const specks = findSpecks(changedMask, width, height);
@@ -207,6 +221,7 @@ export function describePattern(samples: MotionSample[]): MotionPattern {
 /** Runs the motion pass over the whole clip. */
 export async function analyseMotion(input: string, clipWidth: number, clipHeight: number, signal: AbortSignal): Promise<MotionAnalysis> {
   const { width, height } = scaledSize(clipWidth, clipHeight, WIDTH);
+  const grid = pixelGrid(width, height);
   const samples: MotionSample[] = [];
   let prev: Buffer | undefined;
   let index = 0;
@@ -216,7 +231,7 @@ export async function analyseMotion(input: string, clipWidth: number, clipHeight
     inputArgs: ['-skip_loop_filter', 'all', '-flags2', '+fast'],
     filters: `fps=${SAMPLE_FPS},scale=${width}:${height}:flags=area`,
   })) {
-    if (prev) samples.push({ t: index / SAMPLE_FPS, ...compare(prev, frame, width, height) });
+    if (prev) samples.push({ t: index / SAMPLE_FPS, ...compare(prev, frame, grid) });
     else samples.push({ t: 0, energy: 0, cells: new Uint8Array(GRID_X * GRID_Y), solidCells: new Uint8Array(GRID_X * GRID_Y), region: undefined, speckle: 0 });
     prev = Buffer.from(frame);
     index++;

@@ -7,9 +7,15 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
-import type { WorkerModel, WorkerReply } from './protocol.js';
+import type { InferenceOutput, WorkerModel, WorkerReply } from './protocol.js';
 
-export type InferenceOutput = Uint8Array | Float32Array | Int32Array;
+export type { InferenceOutput };
+
+/** What one inference gives: every output tensor, and the time the interpreter took. */
+export interface InferenceResult {
+  outputs: InferenceOutput[];
+  ms: number;
+}
 
 export interface PoolOptions {
   workers: number;
@@ -22,7 +28,7 @@ interface Job {
   seq: number;
   model: string;
   input: Uint8Array;
-  resolve(out: { output: InferenceOutput; ms: number }): void;
+  resolve(out: InferenceResult): void;
   reject(err: Error): void;
 }
 
@@ -93,7 +99,7 @@ export class InterpreterPool {
     return this.slots.length;
   }
 
-  infer(model: string, input: Uint8Array, signal?: AbortSignal): Promise<{ output: InferenceOutput; ms: number }> {
+  infer(model: string, input: Uint8Array, signal?: AbortSignal): Promise<InferenceResult> {
     if (this.closed) return Promise.reject(new PipelineError(ErrorCode.MODEL_LOAD_FAILED, 'the model pack was unloaded'));
     if (signal?.aborted) return Promise.reject(new CancelledError());
     return new Promise((resolve, reject) => {
@@ -168,7 +174,7 @@ export class InterpreterPool {
     if (!job || (message.type !== 'result' && message.type !== 'error') || message.seq !== job.seq) return;
     clearTimeout(slot.timer);
     slot.job = undefined;
-    if (message.type === 'result') job.resolve({ output: message.output, ms: message.ms });
+    if (message.type === 'result') job.resolve({ outputs: message.outputs, ms: message.ms });
     else job.reject(new PipelineError(ErrorCode.INFERENCE_FAILED, `inference on ${job.model} failed: ${message.message}`));
     this.dispatch();
   }

@@ -1,4 +1,7 @@
-// Messages between the interpreter pool and its worker threads.
+// Messages between the interpreter pool and its worker processes.
+
+/** One output tensor, copied out of the interpreter. */
+export type InferenceOutput = Uint8Array | Float32Array | Int32Array;
 
 export interface WorkerModel {
   id: string;
@@ -17,5 +20,6 @@ export interface WorkerRequest {
 export type WorkerReply =
   | { type: 'ready'; inferMs: Record<string, number> }
   | { type: 'failed'; message: string }
-  | { type: 'result'; seq: number; output: Uint8Array | Float32Array | Int32Array; ms: number }
+  /** every output tensor of the model, in the model's order (a detector has four) */
+  | { type: 'result'; seq: number; outputs: InferenceOutput[]; ms: number }
   | { type: 'error'; seq: number; message: string };

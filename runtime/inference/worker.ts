@@ -6,7 +6,7 @@
 // Frames arrive over IPC and are written straight into the input tensor.
 import fs from 'node:fs';
 import { TFLiteNodeModelRunner } from 'tfjs-tflite-node';
-import type { WorkerModel, WorkerReply, WorkerRequest } from './protocol.js';
+import type { InferenceOutput, WorkerModel, WorkerReply, WorkerRequest } from './protocol.js';
 
 type Runner = InstanceType<typeof TFLiteNodeModelRunner>;
 
@@ -20,8 +20,7 @@ function load(model: WorkerModel): Runner {
 }
 
 /** Copies an output tensor out of the interpreter; class-index maps (int64) shrink to bytes. */
-function readOutput(runner: Runner): Uint8Array | Float32Array | Int32Array {
-  const data = runner.getOutputs()[0]!.data() as unknown;
+function copyOutput(data: unknown): InferenceOutput {
   if (data instanceof BigInt64Array) {
     const out = new Uint8Array(data.length);
     for (let i = 0; i < data.length; i++) out[i] = Number(data[i]);
@@ -67,7 +66,7 @@ function infer(request: WorkerRequest): void {
     const started = performance.now();
     runner.infer();
     const ms = performance.now() - started;
-    reply({ type: 'result', seq: request.seq, output: readOutput(runner), ms });
+    reply({ type: 'result', seq: request.seq, outputs: runner.getOutputs().map((t) => copyOutput(t.data())), ms });
   } catch (err) {
     reply({ type: 'error', seq: request.seq, message: failure(err) });
   }

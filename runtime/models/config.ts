@@ -21,7 +21,7 @@ export const modelsSchema = z.strictObject({
 export const inferenceSchema = z.strictObject({
   /** cpu, edgetpu (a Coral is required), or auto (the Coral when present and the pack has Edge TPU models) */
   device: z.enum(['auto', 'cpu', 'edgetpu']).default('auto'),
-  /** interpreter worker threads, each with one interpreter per model; "auto" = one per CPU core */
+  /** interpreter worker processes, each with one interpreter per model; "auto" = one per CPU core */
   workers: z.union([z.literal('auto'), z.number().int().positive()]).default('auto'),
   /** threads inside each interpreter (one measured fastest on small ARM and x86 boards) */
   threads: z.number().int().positive().default(1),

@@ -39,6 +39,13 @@ export const modelSchema = z.strictObject({
   full_area: z.number().positive().max(1).default(0.05),
   /** segmentation: smaller segments are noise */
   min_area: z.number().min(0).max(1).default(0.001),
+  /** detection: boxes scored under this are dropped before anything else looks at them */
+  min_score: z.number().min(0).max(1).default(0.3),
+  /**
+   * classification: a label's score is its most confident class ("max"), or the sum of its
+   * classes ("sum": many faint classes add up, which suits only coarse maps)
+   */
+  aggregate: z.enum(['max', 'sum']).default('max'),
 });
 export type ModelEntry = z.infer<typeof modelSchema>;
 

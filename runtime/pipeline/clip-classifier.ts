@@ -3,7 +3,7 @@
 // the decision. A clip without motion never reaches the networks.
 import { setMaxListeners } from 'node:events';
 import sharp from 'sharp';
-import type { Analysis, Box, ClipInfo, Classifier, Detection, ServiceLabel } from '../core/analysis.js';
+import type { Analysis, Box, ClipInfo, Classifier, Detection } from '../core/analysis.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest, ModelEntry } from '../models/manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
@@ -13,7 +13,8 @@ import { chooseFrames, type ChosenFrame } from './frame-choice.js';
 import { readFrameSets, scaledSize } from './frames.js';
 import type { LabelMap } from './label-map.js';
 import { analyseMotion, SAMPLE_FPS } from './motion.js';
-import { fromCrop, segmentDetections } from './segments.js';
+import { suppress } from './boxes.js';
+import { DECODERS, type Scores } from './decoders.js';
 
 /** A model of the loaded pack, ready to run. */
 export interface LoadedModel {
@@ -38,8 +39,6 @@ sharp.cache(false);
 /** Frames are decoded at this width at most: enough detail for crops. */
 const DETAIL_WIDTH = 1280;
 
-type Scores = Partial<Record<ServiceLabel, number>>;
-
 /** A model's input size as a key ("WxH"): models of one size share a decoded frame. */
 const inputKey = (model: LoadedModel): string => `${model.input.shape[2]}x${model.input.shape[1]}`;
 
@@ -51,24 +50,6 @@ interface DecodedFrame {
   whole: Map<string, Buffer>;
 }
 
-function classificationScores(output: Uint8Array | Float32Array | Int32Array, model: LoadedModel): Scores {
-  const { scale, zeroPoint } = model.output;
-  const scores: Scores = {};
-  for (let i = 0; i < output.length; i++) {
-    const target = model.labelMap[i];
-    if (!target) continue;
-    const p = scale ? scale * (output[i]! - zeroPoint) : output[i]!;
-    if (p > 0) scores[target.label] = Math.min(1, (scores[target.label] ?? 0) + p * target.weight);
-  }
-  return scores;
-}
-
-function best(into: Scores, from: Scores): void {
-  for (const [label, score] of Object.entries(from) as Array<[ServiceLabel, number]>) {
-    if (score > (into[label] ?? 0)) into[label] = score;
-  }
-}
-
 export class ClipClassifier implements Classifier {
   readonly model: string;
   readonly version: string;
@@ -76,6 +57,13 @@ export class ClipClassifier implements Classifier {
   constructor(private readonly options: ClipClassifierOptions) {
     this.model = options.manifest.name;
     this.version = options.manifest.version;
+  }
+
+  /** Regions around motion are at least a detector's input wide (else the smallest input). */
+  private regionSide(): number {
+    const sides = this.options.models.map((m) => ({ side: Math.min(m.input.shape[1]!, m.input.shape[2]!), detector: m.entry.task === 'detection' }));
+    const detectors = sides.filter((s) => s.detector);
+    return Math.min(...(detectors.length ? detectors : sides).map((s) => s.side));
   }
 
   async classify(clip: ClipInfo, signal: AbortSignal): Promise<Analysis> {
@@ -86,7 +74,7 @@ export class ClipClassifier implements Classifier {
       throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
     });
     const motionMs = performance.now() - started;
-    const chosen = chooseFrames(motion.samples, this.options.maxFrames);
+    const chosen = chooseFrames(motion.samples, this.options.maxFrames, clip, this.regionSide());
     const base = { model: this.model, version: this.version, backend: this.options.backend };
 
     if (!motion.pattern.moving || chosen.length === 0) {
@@ -152,12 +140,13 @@ export class ClipClassifier implements Classifier {
     }
   }
 
-  /** Every model on the frame, and on the crop around its moving region when there is one. */
+  /** Every model on the frame, and on the region around its motion when there is one. */
   private async inferFrame({ frame, size, choice, whole }: DecodedFrame, signal: AbortSignal) {
-    // Classifiers see the frame and the crop; the segmenter (the costly one) sees the crop when
-    // there is one (the moving object, larger in its input) and the whole frame otherwise.
+    // A detector looks at the whole frame and at the region around the motion, where a far
+    // person is larger in its input; what both found once is merged. The other tasks look at
+    // the region when there is one (the moving object, larger) and at the whole frame otherwise.
     const viewsOf = (model: LoadedModel): Array<Box | undefined> =>
-      model.entry.task === 'segmentation' ? [choice.crop] : [undefined, ...(choice.crop ? [choice.crop] : [])];
+      model.entry.task === 'detection' ? [undefined, ...(choice.crop ? [choice.crop] : [])] : [choice.crop];
     const scores: Scores = {};
     const detections: Detection[] = [];
     let inferenceMs = 0;
@@ -167,25 +156,17 @@ export class ClipClassifier implements Classifier {
       const [, h, w] = model.input.shape;
       // A copy of the whole frame: the view shares memory that would all be sent to the worker.
       const input = crop ? await this.cropInput(frame, size, crop, w!, h!) : new Uint8Array(whole.get(inputKey(model))!);
-      const { output, ms } = await this.options.pool.infer(model.entry.id, input, signal);
+      const { outputs, ms } = await this.options.pool.infer(model.entry.id, input, signal);
       inferenceMs += ms;
       inferences++;
       byModel[model.entry.id] = (byModel[model.entry.id] ?? 0) + 1;
-      if (model.entry.task === 'segmentation') {
-        const found = segmentDetections(output as Uint8Array, w!, model.labelMap, { fullArea: model.entry.full_area, minArea: model.entry.min_area });
-        for (const d of found) {
-          detections.push({ ...d, box: fromCrop(d.box, crop) });
-          if (d.score > (scores[d.label] ?? 0)) scores[d.label] = d.score;
-        }
-      } else {
-        const found = classificationScores(output, model);
-        best(scores, found);
-        if (crop) for (const [label, score] of Object.entries(found) as Array<[ServiceLabel, number]>) {
-          if (score >= 0.3) detections.push({ label, score, box: crop });
-        }
+      const found = DECODERS[model.entry.task](outputs, model, crop);
+      detections.push(...found.detections);
+      for (const [label, score] of Object.entries(found.scores) as Array<[keyof Scores, number]>) {
+        if (score > (scores[label] ?? 0)) scores[label] = score;
       }
     })));
-    return { findings: { t: choice.sample.t, sample: choice.sample, scores, detections }, inferenceMs, inferences, byModel };
+    return { findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress(detections) }, inferenceMs, inferences, byModel };
   }
 
   /** A crop of the detail frame, resized in memory to the model's input. */

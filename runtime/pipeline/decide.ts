@@ -3,6 +3,7 @@
 // the motion pattern, and the risk rules (README, "Labels and risk").
 import type { Box, Detection, KeyFrame, Risk, ServiceLabel } from '../core/analysis.js';
 import type { Manifest } from '../models/manifest.js';
+import { area, iou } from './boxes.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
 
 /** What the networks made of one chosen frame. */
@@ -79,7 +80,30 @@ export function windScore(p: MotionPattern, plant: number): number {
   return Math.min(1, p.oscillation * 1.5);
 }
 
-export function decide(frames: FrameFindings[], pattern: MotionPattern, manifest: Manifest): Decision {
+/** A person box over this share of the frame is a close-up: one the detector also makes of animals' faces. */
+const CLOSE_UP = 0.5;
+/** Two boxes of one label this alike, in frames at least STILL_APART_S apart, are one thing that stayed put. */
+const SAME_PLACE_IOU = 0.8;
+const STILL_APART_S = 1;
+/** Share of a box's grid cells that must move: a person is thin in the grid, a vehicle moves as a block. */
+const MOVING_SHARE: Partial<Record<ServiceLabel, number>> = { person: 0.1, vehicule: 0.3 };
+/** A person seen in this many chosen frames at uncertain_person or more counts as found (dark or far walkers). */
+const AGREEING_FRAMES = 2;
+
+/**
+ * Second opinion on close-ups: a person box covering most of the frame, in a frame where an
+ * animal is seen, is the animal's face, not a person.
+ */
+function dropCloseUpPersons(frame: FrameFindings): FrameFindings {
+  if ((frame.scores.animal ?? 0) < 0.3) return frame;
+  const detections = frame.detections.filter((d) => d.label !== 'person' || area(d.box) <= CLOSE_UP);
+  if (detections.length === frame.detections.length) return frame;
+  const person = Math.max(0, ...detections.filter((d) => d.label === 'person').map((d) => d.score));
+  return { ...frame, detections, scores: { ...frame.scores, person } };
+}
+
+export function decide(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest): Decision {
+  const frames = found.map(dropCloseUpPersons);
   const threshold = (label: ServiceLabel) => manifest.thresholds[label] ?? manifest.default_threshold;
   const scores: Partial<Record<ServiceLabel, number>> = {};
   const raise = (label: ServiceLabel, score: number) => {
@@ -89,23 +113,36 @@ export function decide(frames: FrameFindings[], pattern: MotionPattern, manifest
   raise('rain', rainScore(pattern));
   raise('wind', windScore(pattern, scores.plant ?? 0));
 
-  const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => scores[l]! >= threshold(l));
+  // A person the detector sees in several frames, each time unsure (a dark or distant walker),
+  // counts as found: agreement across frames stands in for one confident frame.
+  const uncertain = manifest.risk.uncertain_person;
+  const personFrames = frames.filter((f) => f.detections.some((d) => d.label === 'person' && d.score >= uncertain));
+  const agreedPerson = personFrames.length >= AGREEING_FRAMES;
+  const counts = (label: ServiceLabel, score: number) => score >= threshold(label) || (label === 'person' && agreedPerson && score >= uncertain);
+  const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => counts(l, scores[l]!));
 
-  // Intrusion: a person or vehicle found with confidence where something moved. In rain every
-  // cell flickers with drops: there the box must move more than the rain around it.
+  // Intrusion: a person or vehicle found where something moved, that did not stay put. In rain
+  // every cell flickers with drops: there the box must move more than the rain around it.
   const rainy = labels.includes('rain');
-  const boxMoves = (box: Box, sample: MotionSample) =>
-    rainy ? standsOut(box, sample) >= 0.25 : movingShare(box, sample) >= 0.1;
+  const boxMoves = (d: Detection, sample: MotionSample) =>
+    rainy ? standsOut(d.box, sample) >= 0.25 : movingShare(d.box, sample) >= (MOVING_SHARE[d.label] ?? 0.1);
+  // Seen at the same place in frames a while apart: parked, seated, standing. Present, not intruding.
+  const stayedPut = (d: Detection, frame: FrameFindings) => frames.some((other) => Math.abs(other.t - frame.t) >= STILL_APART_S
+    && other.detections.some((o) => o.label === d.label && counts(o.label, o.score) && iou(o.box, d.box) >= SAME_PLACE_IOU));
   let intrusion = 0;
+  let stillPerson = false;
   for (const frame of frames) {
     for (const label of manifest.risk.intrusion_labels) {
       const score = frame.scores[label] ?? 0;
-      if (score < threshold(label)) continue;
-      const boxes = frame.detections.filter((d) => d.label === label && d.score >= threshold(label));
+      if (!counts(label, score)) continue;
+      const boxes = frame.detections.filter((d) => d.label === label && counts(label, d.score));
       // A finding without a box (a whole-frame classification) counts when its frame moved, but
       // not in rain, where every frame does.
-      const moving = boxes.length ? boxes.some((d) => boxMoves(d.box, frame.sample)) : !rainy && frame.sample.region !== undefined;
-      if (moving) intrusion = Math.max(intrusion, score);
+      const moving = boxes.length
+        ? boxes.filter((d) => !stayedPut(d, frame) && boxMoves(d, frame.sample))
+        : !rainy && frame.sample.region !== undefined ? [{ score }] : [];
+      for (const d of moving) intrusion = Math.max(intrusion, d.score);
+      if (label === 'person' && moving.length === 0) stillPerson = true;
     }
   }
   let risk: Risk = 'safe';
@@ -113,8 +150,8 @@ export function decide(frames: FrameFindings[], pattern: MotionPattern, manifest
     risk = 'intrusion';
     raise('intrusion', intrusion);
     labels.push('intrusion');
-  } else if ((scores.person ?? 0) >= manifest.risk.uncertain_person || labels.some((l) => manifest.risk.intrusion_labels.includes(l))) {
-    risk = 'danger'; // a person-like finding that does not add up to a moving intruder: a human should look
+  } else if (stillPerson) {
+    risk = 'danger'; // a person in view who does not move through it (seated, standing): a human should look
   }
   if (labels.length === 0) {
     labels.push('other'); // something moved, and nothing the pack knows explains it
@@ -123,7 +160,7 @@ export function decide(frames: FrameFindings[], pattern: MotionPattern, manifest
 
   const reported = new Set(labels);
   const keyframes: KeyFrame[] = frames.map((f) => {
-    const detections = f.detections.filter((d) => reported.has(d.label) && d.score >= threshold(d.label) * 0.5);
+    const detections = f.detections.filter((d) => reported.has(d.label) && (counts(d.label, d.score) || d.score >= threshold(d.label) * 0.5));
     const score = Math.max(0, ...[...reported].map((l) => f.scores[l] ?? 0), f.sample.energy);
     return { t: f.t, score: round(score), detections: detections.map((d) => ({ ...d, score: round(d.score) })) };
   });

@@ -1,33 +1,28 @@
 // Which moments of a clip the networks see. Inference is the cost, so the
 // motion pass decides: the moving stretch is cut into equal parts and the
 // liveliest sample of each part is taken, at most `max` per clip. Around a
-// small moving region a crop is added, so distant objects fill the input.
+// moving region that is small in the frame a square region is added, so
+// distant objects fill more of the network's input.
 import type { Box } from '../core/analysis.js';
+import { area, squareRegion, type FrameSize } from './boxes.js';
 import type { MotionSample } from './motion.js';
 
 export interface ChosenFrame {
   /** index of the sample (frame number at the motion pass's sampling rate) */
   index: number;
   sample: MotionSample;
-  /** a crop around the moving region, when it is small enough to be worth one */
+  /** a region around the moving area, when it is small enough to be worth one */
   crop: Box | undefined;
 }
 
-/** A moving region under this share of the frame gets a crop of its own. */
-const CROP_BELOW = 0.3;
+/** A region covering more of the frame than this adds little to the whole frame: not worth a run. */
+const REGION_BELOW = 0.75;
 
-export function cropAround(region: Box): Box {
-  const side = (v: number) => Math.min(1, Math.max(0.3, v * 1.6));
-  const w = side(region.w);
-  const h = side(region.h);
-  const cx = region.x + region.w / 2;
-  const cy = region.y + region.h / 2;
-  const x = Math.min(1 - w, Math.max(0, cx - w / 2));
-  const y = Math.min(1 - h, Math.max(0, cy - h / 2));
-  return { x, y, w, h };
-}
-
-export function chooseFrames(samples: MotionSample[], max: number): ChosenFrame[] {
+/**
+ * @param frame the clip's size in pixels (regions are square in pixels)
+ * @param minSide a region is never smaller than this many pixels (the network's input side)
+ */
+export function chooseFrames(samples: MotionSample[], max: number, frame: FrameSize, minSide: number): ChosenFrame[] {
   const moving = samples.map((sample, index) => ({ sample, index })).filter((s) => s.sample.region);
   if (moving.length === 0 || max < 1) return [];
   const parts = Math.min(max, moving.length);
@@ -37,7 +32,7 @@ export function chooseFrames(samples: MotionSample[], max: number): ChosenFrame[
     chosen.push(part.reduce((best, s) => (s.sample.energy > best.sample.energy ? s : best)));
   }
   return chosen.map(({ sample, index }) => {
-    const region = sample.region!;
-    return { index, sample, crop: region.w * region.h < CROP_BELOW ? cropAround(region) : undefined };
+    const region = squareRegion(sample.region!, frame, minSide);
+    return { index, sample, crop: area(region) < REGION_BELOW ? region : undefined };
   });
 }

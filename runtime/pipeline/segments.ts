@@ -1,7 +1,7 @@
 // Segmentation masks -> detections: the pixels of each mapped class are
 // grouped into connected segments (on a coarser grid, which is plenty for
 // boxes), and a segment's score grows with its share of the input.
-import type { Box, Detection } from '../core/analysis.js';
+import type { Detection } from '../core/analysis.js';
 import type { LabelMap } from './label-map.js';
 
 const STEP = 4;
@@ -56,10 +56,4 @@ export function segmentDetections(mask: Uint8Array, size: number, map: LabelMap,
     });
   }
   return detections;
-}
-
-/** Maps a box found inside a crop back to frame coordinates. */
-export function fromCrop(box: Box, crop: Box | undefined): Box {
-  if (!crop) return box;
-  return { x: crop.x + box.x * crop.w, y: crop.y + box.y * crop.h, w: box.w * crop.w, h: box.h * crop.h };
 }

@@ -1,0 +1,83 @@
+// What a model's output tensors mean, one decoder per model task (like an
+// NVR's detector plugins, each returns the same shape whatever the model):
+// label scores for the view, and boxed findings in frame coordinates.
+import type { Box, Detection, ServiceLabel } from '../core/analysis.js';
+import type { InferenceOutput } from '../inference/protocol.js';
+import type { ModelEntry } from '../models/manifest.js';
+import { fromCrop } from './boxes.js';
+import type { LoadedModel } from './clip-classifier.js';
+import { segmentDetections } from './segments.js';
+
+export type Scores = Partial<Record<ServiceLabel, number>>;
+
+export interface ViewFindings {
+  /** label -> best score in this view */
+  scores: Scores;
+  /** boxed findings, in frame coordinates */
+  detections: Detection[];
+}
+
+/** The view a model ran on: a crop of the frame, or the whole frame (undefined). */
+export type Decoder = (outputs: InferenceOutput[], model: LoadedModel, view: Box | undefined) => ViewFindings;
+
+function bestOf(detections: Detection[]): Scores {
+  const scores: Scores = {};
+  for (const d of detections) if (d.score > (scores[d.label] ?? 0)) scores[d.label] = d.score;
+  return scores;
+}
+
+/**
+ * Classification: probabilities per class, turned into one score per label. "max" takes the
+ * label's most confident class (a label needs one class the network is sure of); "sum" adds
+ * the classes up (many faint classes make a score, which made trees into animals).
+ */
+function classification(outputs: InferenceOutput[], model: LoadedModel, view: Box | undefined): ViewFindings {
+  const output = outputs[0]!;
+  const { scale, zeroPoint } = model.output;
+  const sum = model.entry.aggregate === 'sum';
+  const scores: Scores = {};
+  for (let i = 0; i < output.length; i++) {
+    const target = model.labelMap[i];
+    if (!target) continue;
+    const p = (scale ? scale * (output[i]! - zeroPoint) : output[i]!) * target.weight;
+    if (p <= 0) continue;
+    scores[target.label] = Math.min(1, sum ? (scores[target.label] ?? 0) + p : Math.max(scores[target.label] ?? 0, p));
+  }
+  // On a crop, what the classifier names is boxed by the crop (drawn in the highlight).
+  const detections = view
+    ? (Object.entries(scores) as Array<[ServiceLabel, number]>).filter(([, s]) => s >= 0.3).map(([label, score]) => ({ label, score, box: view }))
+    : [];
+  return { scores, detections };
+}
+
+/** Segmentation: a class per pixel, grouped into segments scored by their area. */
+function segmentation(outputs: InferenceOutput[], model: LoadedModel, view: Box | undefined): ViewFindings {
+  const size = model.input.shape[2]!;
+  const found = segmentDetections(outputs[0] as Uint8Array, size, model.labelMap, { fullArea: model.entry.full_area, minArea: model.entry.min_area });
+  const detections = found.map((d) => ({ ...d, box: fromCrop(d.box, view) }));
+  return { scores: bestOf(detections), detections };
+}
+
+/**
+ * Detection (SSD post-processed): four outputs, boxes (ymin, xmin, ymax, xmax in 0..1 of the
+ * view), class indexes into the labels file, scores, and the count of valid rows.
+ */
+function detection(outputs: InferenceOutput[], model: LoadedModel, view: Box | undefined): ViewFindings {
+  const [boxes, classes, scores, count] = outputs as Float32Array[];
+  if (!boxes || !classes || !scores || !count) throw new Error(`model ${model.entry.id} is not a post-processed detector: it has ${outputs.length} outputs, a detector has four (boxes, classes, scores, count)`);
+  const detections: Detection[] = [];
+  const n = Math.min(Math.round(count[0]!), scores.length);
+  for (let i = 0; i < n; i++) {
+    const target = model.labelMap[Math.round(classes[i]!)];
+    const score = scores[i]! * (target?.weight ?? 0);
+    if (!target || score < model.entry.min_score) continue;
+    const clamp = (v: number) => Math.min(1, Math.max(0, v));
+    const y0 = clamp(boxes[i * 4]!), x0 = clamp(boxes[i * 4 + 1]!), y1 = clamp(boxes[i * 4 + 2]!), x1 = clamp(boxes[i * 4 + 3]!);
+    if (x1 <= x0 || y1 <= y0) continue;
+    detections.push({ label: target.label, score, box: fromCrop({ x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, view) });
+  }
+  return { scores: bestOf(detections), detections };
+}
+
+/** The compiler asks for a decoder for every task a manifest can name. */
+export const DECODERS: Record<ModelEntry['task'], Decoder> = { classification, segmentation, detection };

@@ -28,7 +28,7 @@ export const inferenceSchema = z.strictObject({
   /** an inference slower than this is a hung accelerator: the interpreter is rebuilt and the clip fails with 2003 */
   timeout_ms: z.number().int().positive().default(20000),
   /** frames of one clip sent to the networks, at most (crops around small moving regions come on top) */
-  max_frames: z.number().int().min(1).max(64).default(4),
+  max_frames: z.number().int().min(1).max(64).default(8),
 });
 
 export type ModelsConfig = z.infer<typeof modelsSchema>;

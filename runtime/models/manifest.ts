@@ -60,8 +60,13 @@ export const manifestSchema = z.strictObject({
   risk: z.strictObject({
     /** labels that mean intrusion when found moving */
     intrusion_labels: z.array(serviceLabel).default(['person', 'vehicule']),
-    /** a person scored at least this, but under its threshold, is uncertain: danger, for human review */
-    uncertain_person: z.number().min(0).max(1).default(0.35),
+    /**
+     * a person or vehicle found in two or more chosen frames at this score or more counts as
+     * found, though under its threshold: agreement across frames stands in for one sure frame
+     */
+    confirm_score: z.number().min(0).max(1).default(0.4),
+    /** read by packs of the 1.x runtime; ignored (confirm_score took its place) */
+    uncertain_person: z.number().min(0).max(1).optional(),
   }).prefault({}),
 });
 export type Manifest = z.infer<typeof manifestSchema>;

@@ -69,7 +69,7 @@ export class ClipClassifier implements Classifier {
   async classify(clip: ClipInfo, signal: AbortSignal): Promise<Analysis> {
     const started = performance.now();
     setMaxListeners(64, signal); // every queued inference of the clip listens for cancellation
-    const motion = await analyseMotion(clip.path, clip.width, clip.height, signal).catch((err: unknown) => {
+    const motion = await analyseMotion(clip.path, clip.width, clip.height, clip.duration, signal).catch((err: unknown) => {
       if (err instanceof PipelineError || err instanceof CancelledError) throw err;
       throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
     });

@@ -54,9 +54,9 @@ function boxShares(box: Box, cells: Uint8Array): { inside: number; outside: numb
   return { inside: cells[y * MOTION_GRID.x + x]!, outside };
 }
 
-/** Share of a box covered by the sample's moving cells. */
+/** Share of a box covered by the sample's moving cells: changed since the last sample, or apart from the background. */
 export function movingShare(box: Box, sample: MotionSample): number {
-  return boxShares(box, sample.cells).inside;
+  return boxShares(box, sample.cells.map((v, c) => v | sample.foreground[c]!)).inside;
 }
 
 /**
@@ -83,11 +83,11 @@ export function windScore(p: MotionPattern, plant: number): number {
 /** A person box over this share of the frame is a close-up: one the detector also makes of animals' faces. */
 const CLOSE_UP = 0.5;
 /** Two boxes of one label this alike, in frames at least STILL_APART_S apart, are one thing that stayed put. */
-const SAME_PLACE_IOU = 0.8;
+const SAME_PLACE_IOU = 0.6;
 const STILL_APART_S = 1;
 /** Share of a box's grid cells that must move: a person is thin in the grid, a vehicle moves as a block. */
 const MOVING_SHARE: Partial<Record<ServiceLabel, number>> = { person: 0.1, vehicule: 0.3 };
-/** A person seen in this many chosen frames at uncertain_person or more counts as found (dark or far walkers). */
+/** A person or vehicle seen in this many chosen frames at risk.confirm_score or more counts as found (dark or far walkers). */
 const AGREEING_FRAMES = 2;
 
 /**
@@ -113,12 +113,12 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   raise('rain', rainScore(pattern));
   raise('wind', windScore(pattern, scores.plant ?? 0));
 
-  // A person the detector sees in several frames, each time unsure (a dark or distant walker),
-  // counts as found: agreement across frames stands in for one confident frame.
-  const uncertain = manifest.risk.uncertain_person;
-  const personFrames = frames.filter((f) => f.detections.some((d) => d.label === 'person' && d.score >= uncertain));
-  const agreedPerson = personFrames.length >= AGREEING_FRAMES;
-  const counts = (label: ServiceLabel, score: number) => score >= threshold(label) || (label === 'person' && agreedPerson && score >= uncertain);
+  // A person or vehicle seen in several frames, each time unsure (a dark or distant walker, a
+  // car seen from above), counts as found: agreement across frames stands in for one sure frame.
+  const { confirm_score: unsure, intrusion_labels: intruders } = manifest.risk;
+  const agreed = new Set(intruders.filter((label) =>
+    frames.filter((f) => f.detections.some((d) => d.label === label && d.score >= unsure)).length >= AGREEING_FRAMES));
+  const counts = (label: ServiceLabel, score: number) => score >= threshold(label) || (agreed.has(label) && score >= unsure);
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => counts(l, scores[l]!));
 
   // Intrusion: a person or vehicle found where something moved, that did not stay put. In rain
@@ -126,13 +126,14 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   const rainy = labels.includes('rain');
   const boxMoves = (d: Detection, sample: MotionSample) =>
     rainy ? standsOut(d.box, sample) >= 0.25 : movingShare(d.box, sample) >= (MOVING_SHARE[d.label] ?? 0.1);
-  // Seen at the same place in frames a while apart: parked, seated, standing. Present, not intruding.
+  // Seen at the same place in frames a while apart, even unsure there: parked, seated, standing.
+  // Present, not intruding.
   const stayedPut = (d: Detection, frame: FrameFindings) => frames.some((other) => Math.abs(other.t - frame.t) >= STILL_APART_S
-    && other.detections.some((o) => o.label === d.label && counts(o.label, o.score) && iou(o.box, d.box) >= SAME_PLACE_IOU));
+    && other.detections.some((o) => o.label === d.label && iou(o.box, d.box) >= SAME_PLACE_IOU));
   let intrusion = 0;
   let stillPerson = false;
   for (const frame of frames) {
-    for (const label of manifest.risk.intrusion_labels) {
+    for (const label of intruders) {
       const score = frame.scores[label] ?? 0;
       if (!counts(label, score)) continue;
       const boxes = frame.detections.filter((d) => d.label === label && counts(label, d.score));

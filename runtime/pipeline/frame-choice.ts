@@ -1,11 +1,13 @@
 // Which moments of a clip the networks see. Inference is the cost, so the
 // motion pass decides: the moving stretch is cut into equal parts and the
-// liveliest sample of each part is taken, at most `max` per clip. Around a
+// liveliest sample of each part is taken. How many parts follows how long
+// things move: a few for a short event, more for a long busy clip, at most
+// `max` (inference.max_frames). Around a
 // moving region that is small in the frame a square region is added, so
 // distant objects fill more of the network's input.
 import type { Box } from '../core/analysis.js';
 import { area, squareRegion, type FrameSize } from './boxes.js';
-import type { MotionSample } from './motion.js';
+import { SAMPLE_FPS, type MotionSample } from './motion.js';
 
 export interface ChosenFrame {
   /** index of the sample (frame number at the motion pass's sampling rate) */
@@ -13,6 +15,16 @@ export interface ChosenFrame {
   sample: MotionSample;
   /** a region around the moving area, when it is small enough to be worth one */
   crop: Box | undefined;
+}
+
+/** One more frame for every this many seconds of motion... */
+const SECONDS_PER_FRAME = 3;
+/** ...and never fewer than this: a person must be seen twice to be confirmed when unsure. */
+const MIN_FRAMES = 4;
+
+/** Frames for a clip whose motion lasts `seconds`. */
+export function framesFor(seconds: number, max: number): number {
+  return Math.min(max, Math.max(MIN_FRAMES, 1 + Math.ceil(seconds / SECONDS_PER_FRAME)));
 }
 
 /** A region covering more of the frame than this adds little to the whole frame: not worth a run. */
@@ -25,7 +37,7 @@ const REGION_BELOW = 0.75;
 export function chooseFrames(samples: MotionSample[], max: number, frame: FrameSize, minSide: number): ChosenFrame[] {
   const moving = samples.map((sample, index) => ({ sample, index })).filter((s) => s.sample.region);
   if (moving.length === 0 || max < 1) return [];
-  const parts = Math.min(max, moving.length);
+  const parts = Math.min(framesFor(moving.length / SAMPLE_FPS, max), moving.length);
   const chosen: Array<{ sample: MotionSample; index: number }> = [];
   for (let p = 0; p < parts; p++) {
     const part = moving.slice(Math.floor((p * moving.length) / parts), Math.floor(((p + 1) * moving.length) / parts));

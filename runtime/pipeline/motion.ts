@@ -2,6 +2,9 @@
 // rate, differenced against the previous one. It says when things move (the
 // energy of each sample), where (the moving cells of a coarse grid) and how
 // (spread, fragmentation, oscillation, travel) for the weather rules.
+// Each sample is also compared with the clip's background (the median of its
+// frames): a slow walker at night changes little from one sample to the next
+// but stands out from the background the whole time.
 import type { Box } from '../core/analysis.js';
 import { readFrames, scaledSize } from './frames.js';
 
@@ -16,6 +19,14 @@ const PIXEL_DELTA = 24;
 const CELL_ACTIVE = 0.06;
 /** a speck: a connected group of changed pixels at most this big (a raindrop or snowflake at 96 px wide) */
 const SPECK_PIXELS = 4;
+/** a pixel is foreground when its gray level differs from the background's by more than this */
+const BACKGROUND_DELTA = 12;
+/** frames (evenly spaced) whose per-pixel median is the background */
+const BACKGROUND_FRAMES = 48;
+/** frames kept for the background comparison: a longer clip is compared at a stride */
+const KEEP_FRAMES = 1200;
+/** foreground over this share of the grid is a change of light (clouds, infrared switching on), not an object */
+const LIGHT_CHANGE = 0.6;
 
 export interface MotionSample {
   /** seconds from the start */
@@ -30,6 +41,8 @@ export interface MotionSample {
   solidCells: Uint8Array;
   /** share of the moving cells whose changes are mostly specks (tiny isolated groups of pixels) */
   speckle: number;
+  /** cells that differ from the clip's background in this sample and the samples either side */
+  foreground: Uint8Array;
 }
 
 export interface MotionPattern {
@@ -183,7 +196,57 @@ function compare(prev: Buffer, cur: Buffer, grid: PixelGrid): Omit<MotionSample,
     solidCells: active(movedSolid),
     region: largest ? groupBox(largest) : undefined,
     speckle: activeCount ? speckled / activeCount : 0,
+    foreground: new Uint8Array(GRID_X * GRID_Y),
   };
+}
+
+/** Cells where a share of pixels of at least CELL_ACTIVE is set in the mask. */
+function activeCells(mask: Uint8Array, grid: PixelGrid): Uint8Array {
+  const counts = new Uint32Array(GRID_X * GRID_Y);
+  for (let i = 0; i < mask.length; i++) if (mask[i]) counts[grid.cellOf[i]!]++;
+  const cells = new Uint8Array(GRID_X * GRID_Y);
+  for (let c = 0; c < cells.length; c++) cells[c] = grid.size[c] && counts[c]! / grid.size[c]! >= CELL_ACTIVE ? 1 : 0;
+  return cells;
+}
+
+/** The per-pixel median of evenly spaced frames. */
+function medianBackground(frames: Buffer[]): Uint8Array {
+  const step = Math.max(1, frames.length / BACKGROUND_FRAMES);
+  const picked: Buffer[] = [];
+  for (let i = 0; i < frames.length; i += step) picked.push(frames[Math.floor(i)]!);
+  const background = new Uint8Array(picked[0]!.length);
+  const values = new Uint8Array(picked.length);
+  for (let p = 0; p < background.length; p++) {
+    for (let k = 0; k < picked.length; k++) values[k] = picked[k]![p]!;
+    values.sort();
+    background[p] = values[values.length >> 1]!;
+  }
+  return background;
+}
+
+/**
+ * Marks each kept sample's foreground: solid (not speck) differences from the background that
+ * persist over the neighbouring kept samples (noise flickers, an object stays), and gives a
+ * sample where only the foreground moved a region, so slow movers are found and chosen.
+ */
+function addForeground(kept: Array<{ sample: MotionSample; frame: Buffer }>, grid: PixelGrid): void {
+  if (kept.length < 3) return;
+  const background = medianBackground(kept.map((k) => k.frame));
+  const raw = kept.map(({ frame }) => {
+    const mask = new Uint8Array(frame.length);
+    for (let i = 0; i < mask.length; i++) mask[i] = Math.abs(frame[i]! - background[i]!) > BACKGROUND_DELTA ? 1 : 0;
+    const specks = findSpecks(mask, grid.width, grid.height);
+    for (let i = 0; i < mask.length; i++) if (specks[i]) mask[i] = 0;
+    const cells = activeCells(mask, grid);
+    return cells.reduce((a, b) => a + b, 0) > LIGHT_CHANGE * cells.length ? new Uint8Array(cells.length) : cells;
+  });
+  for (let k = 1; k < kept.length - 1; k++) {
+    const sample = kept[k]!.sample;
+    for (let c = 0; c < sample.foreground.length; c++) sample.foreground[c] = raw[k - 1]![c]! & raw[k]![c]! & raw[k + 1]![c]!;
+    const union = sample.cells.map((v, c) => v | sample.foreground[c]!);
+    const largest = cellGroups(union).sort((a, b) => b.length - a.length)[0];
+    if (largest) sample.region = groupBox(largest);
+  }
 }
 
 export function describePattern(samples: MotionSample[]): MotionPattern {
@@ -219,10 +282,12 @@ export function describePattern(samples: MotionSample[]): MotionPattern {
 }
 
 /** Runs the motion pass over the whole clip. */
-export async function analyseMotion(input: string, clipWidth: number, clipHeight: number, signal: AbortSignal): Promise<MotionAnalysis> {
+export async function analyseMotion(input: string, clipWidth: number, clipHeight: number, duration: number, signal: AbortSignal): Promise<MotionAnalysis> {
   const { width, height } = scaledSize(clipWidth, clipHeight, WIDTH);
   const grid = pixelGrid(width, height);
   const samples: MotionSample[] = [];
+  const stride = Math.max(1, Math.ceil((duration * SAMPLE_FPS) / KEEP_FRAMES));
+  const kept: Array<{ sample: MotionSample; frame: Buffer }> = [];
   let prev: Buffer | undefined;
   let index = 0;
   for await (const frame of readFrames({
@@ -231,11 +296,17 @@ export async function analyseMotion(input: string, clipWidth: number, clipHeight
     inputArgs: ['-skip_loop_filter', 'all', '-flags2', '+fast'],
     filters: `fps=${SAMPLE_FPS},scale=${width}:${height}:flags=area`,
   })) {
-    if (prev) samples.push({ t: index / SAMPLE_FPS, ...compare(prev, frame, grid) });
-    else samples.push({ t: 0, energy: 0, cells: new Uint8Array(GRID_X * GRID_Y), solidCells: new Uint8Array(GRID_X * GRID_Y), region: undefined, speckle: 0 });
-    prev = Buffer.from(frame);
+    const cur = Buffer.from(frame);
+    const empty = () => new Uint8Array(GRID_X * GRID_Y);
+    const sample: MotionSample = prev
+      ? { t: index / SAMPLE_FPS, ...compare(prev, cur, grid) }
+      : { t: 0, energy: 0, cells: empty(), solidCells: empty(), region: undefined, speckle: 0, foreground: empty() };
+    samples.push(sample);
+    if (index % stride === 0) kept.push({ sample, frame: cur });
+    prev = cur;
     index++;
   }
   if (samples.length === 0) throw new Error('the clip has no frames');
+  addForeground(kept, grid);
   return { samples, pattern: describePattern(samples) };
 }

@@ -1,0 +1,121 @@
+// The decision rules and the box geometry on made-up findings: no model runs,
+// so each rule is checked on exactly the case it is for.
+import { expect } from 'chai';
+import type { Box, Detection } from '../../runtime/core/analysis.js';
+import { manifestSchema } from '../../runtime/models/manifest.js';
+import { squareRegion, suppress } from '../../runtime/pipeline/boxes.js';
+import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { framesFor } from '../../runtime/pipeline/frame-choice.js';
+import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
+
+const manifest = manifestSchema.parse({
+  name: 'rules', version: '1.0.0',
+  models: [{ id: 'm', task: 'detection', file: { name: 'm.tflite', sha256: '0'.repeat(64), bytes: 1, url: 'https://example.invalid/m' }, labels: { embedded: 'l.txt' }, class_map: 'identity' }],
+  thresholds: { person: 0.55, vehicule: 0.55, animal: 0.5 },
+  risk: { confirm_score: 0.4 },
+});
+const pattern: MotionPattern = { moving: true, spread: 0.1, fragmentation: 0, oscillation: 0, travel: 0.3 };
+const cells = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
+
+/** A sample whose moving cells are those under `moving` (or none). */
+function sample(t: number, moving?: Box): MotionSample {
+  const c = cells();
+  if (moving) {
+    for (let y = 0; y < MOTION_GRID.y; y++) for (let x = 0; x < MOTION_GRID.x; x++) {
+      const cx = (x + 0.5) / MOTION_GRID.x;
+      const cy = (y + 0.5) / MOTION_GRID.y;
+      if (cx >= moving.x && cx <= moving.x + moving.w && cy >= moving.y && cy <= moving.y + moving.h) c[y * MOTION_GRID.x + x] = 1;
+    }
+  }
+  return { t, energy: moving ? 0.05 : 0, cells: c, solidCells: c, region: moving, speckle: 0, foreground: cells() };
+}
+
+function frame(t: number, detections: Detection[], moving?: Box, extra: FrameFindings['scores'] = {}): FrameFindings {
+  const scores: FrameFindings['scores'] = { ...extra };
+  for (const d of detections) scores[d.label] = Math.max(scores[d.label] ?? 0, d.score);
+  return { t, sample: sample(t, moving), scores, detections };
+}
+
+describe('decision rules', () => {
+  const walker = (x: number): Box => ({ x, y: 0.3, w: 0.1, h: 0.4 });
+
+  it('a person whose box moves across the frames, where motion is: intrusion', () => {
+    const frames = [0, 1.5, 3].map((t, i) => frame(t, [{ label: 'person', score: 0.8, box: walker(0.1 + i * 0.3) }], walker(0.1 + i * 0.3)));
+    const d = decide(frames, pattern, manifest);
+    expect(d.risk).to.equal('intrusion');
+    expect(d.labels).to.include.members(['person', 'intrusion']);
+  });
+
+  it('a parked car that stays at its place while something else moves: vehicule, safe', () => {
+    const car: Box = { x: 0.1, y: 0.6, w: 0.3, h: 0.2 };
+    const frames = [0, 1.5, 3].map((t) => frame(t, [{ label: 'vehicule', score: 0.9, box: car }], { x: 0.05, y: 0.55, w: 0.5, h: 0.3 }));
+    const d = decide(frames, pattern, manifest);
+    expect(d.labels).to.include('vehicule');
+    expect(d.labels).to.not.include('intrusion');
+    expect(d.risk).to.equal('safe');
+  });
+
+  it('people who stay put (seated) are present: person, danger, not intrusion', () => {
+    const seat: Box = { x: 0.4, y: 0.4, w: 0.15, h: 0.3 };
+    const frames = [0, 1.2, 2.4].map((t) => frame(t, [{ label: 'person', score: 0.9, box: seat }], seat));
+    const d = decide(frames, pattern, manifest);
+    expect(d.labels).to.include('person');
+    expect(d.risk).to.equal('danger');
+  });
+
+  it('one faint person score on a scene: no person, and no danger', () => {
+    const frames = [frame(0, [{ label: 'person', score: 0.45, box: walker(0.2) }], walker(0.2)), frame(1.5, [], walker(0.5))];
+    const d = decide(frames, pattern, manifest);
+    expect(d.labels).to.not.include('person');
+    expect(d.risk).to.equal('safe');
+  });
+
+  it('a person seen unsure in two frames where it moves (a dark walker): person, intrusion', () => {
+    const frames = [frame(0, [{ label: 'person', score: 0.42, box: walker(0.1) }], walker(0.1)), frame(2, [{ label: 'person', score: 0.46, box: walker(0.6) }], walker(0.6))];
+    const d = decide(frames, pattern, manifest);
+    expect(d.labels).to.include.members(['person', 'intrusion']);
+    expect(d.risk).to.equal('intrusion');
+  });
+
+  it('a person box filling the frame where an animal is seen: the animal, not a person', () => {
+    const whole: Box = { x: 0.02, y: 0.02, w: 0.96, h: 0.96 };
+    const frames = [0, 1.5].map((t) => frame(t, [{ label: 'person', score: 0.66, box: whole }], whole, { animal: 0.9 }));
+    const d = decide(frames, pattern, manifest);
+    expect(d.labels).to.include('animal');
+    expect(d.labels).to.not.include('person');
+    expect(d.risk).to.equal('safe');
+  });
+});
+
+describe('regions and frame counts', () => {
+  it('a region around a small moving area is square in pixels, at least the input, inside the frame', () => {
+    const r = squareRegion({ x: 0.95, y: 0.9, w: 0.02, h: 0.05 }, { width: 1280, height: 720 }, 300);
+    expect(r.w * 1280).to.be.closeTo(300, 1e-6);
+    expect(r.h * 720).to.be.closeTo(300, 1e-6);
+    expect(r.x + r.w).to.be.at.most(1 + 1e-9);
+    expect(r.y + r.h).to.be.at.most(1 + 1e-9);
+  });
+
+  it('a region is never larger than the short side of the frame', () => {
+    const r = squareRegion({ x: 0, y: 0, w: 0.9, h: 0.9 }, { width: 480, height: 270 }, 300);
+    expect(r.w * 480).to.be.closeTo(270, 1e-6);
+    expect(r.h).to.be.closeTo(1, 1e-9);
+  });
+
+  it('the same object found in the whole frame and in a region is kept once, the best score', () => {
+    const kept = suppress([
+      { label: 'person', score: 0.6, box: { x: 0.5, y: 0.5, w: 0.1, h: 0.3 } },
+      { label: 'person', score: 0.9, box: { x: 0.505, y: 0.49, w: 0.1, h: 0.31 } },
+      { label: 'vehicule', score: 0.7, box: { x: 0.5, y: 0.5, w: 0.1, h: 0.3 } },
+      { label: 'person', score: 0.7, box: { x: 0.1, y: 0.1, w: 0.1, h: 0.3 } },
+    ]);
+    expect(kept.map((d) => `${d.label} ${d.score}`)).to.have.members(['person 0.9', 'vehicule 0.7', 'person 0.7']);
+  });
+
+  it('frames per clip follow how long things move, within the bound', () => {
+    expect(framesFor(1, 8)).to.equal(4);
+    expect(framesFor(12, 8)).to.equal(5);
+    expect(framesFor(30, 8)).to.equal(8);
+    expect(framesFor(30, 3)).to.equal(3);
+  });
+});

@@ -1,0 +1,69 @@
+// Real camera footage (../shared/media/real) through the daemon with the
+// default pack: the outcomes that decide whether a gateway is worth
+// installing. A far person and an overhead view are found, an empty room
+// stays NOTHING without a network run, and people who stay put are present
+// (danger), not intruders.
+import { expect } from 'chai';
+import { TestDaemon } from '../support/daemon.js';
+import { media } from '../support/paths.js';
+
+describe('real camera footage (default pack, real models)', function () {
+  this.timeout(300_000);
+  let daemon: TestDaemon;
+
+  before(async () => {
+    daemon = await new TestDaemon().start();
+  });
+  after(async () => {
+    await daemon.cleanup();
+  });
+
+  async function classify(name: string): Promise<Record<string, any>> {
+    const res = await daemon.upload(media(`real/${name}`), {}, '?sync=true');
+    expect(res.status, await res.clone().text()).to.equal(200);
+    const result = (await res.json()) as Record<string, any>;
+    expect(result.error_code, result.error_msg).to.equal(0);
+    return result;
+  }
+
+  it('two small people at the far edge of a fisheye ceiling view: person, intrusion', async () => {
+    const r = await classify('fisheye_people_edge.mp4');
+    expect(r.labels).to.include.members(['person', 'intrusion']);
+    expect(r.labels).to.not.include.members(['vehicule', 'animal']);
+    expect(r.risk).to.equal('intrusion');
+  });
+
+  it('a worker in hard hat and vest seen from above: person, never animal', async () => {
+    const r = await classify('worker_hardhat_walking.mp4');
+    expect(r.labels).to.include('person');
+    expect(r.labels).to.not.include('animal');
+    expect(r.risk).to.equal('intrusion');
+  });
+
+  it('a parking lot seen from above: a car turning is a vehicule intrusion, nothing is an animal', async () => {
+    const r = await classify('lot_car_cyclist_walker.mp4');
+    expect(r.labels).to.include.members(['vehicule', 'intrusion']);
+    expect(r.labels).to.not.include('animal');
+  });
+
+  it('people seated in a meeting room: person, present rather than intruding, never vehicule', async () => {
+    const r = await classify('classroom_seated.mp4');
+    expect(r.labels).to.include('person');
+    expect(r.labels).to.not.include('vehicule');
+    expect(r.risk).to.be.oneOf(['danger', 'intrusion']);
+  });
+
+  it('an empty room where nothing moves: NOTHING, safe, no network run', async () => {
+    const r = await classify('indoor_empty_room.mp4');
+    expect(r.labels).to.deep.equal(['NOTHING']);
+    expect(r.risk).to.equal('safe');
+    const log = await daemon.waitForLog((l) => l.msg === 'clip classified' && l.id === r.id);
+    expect(log.frames_inferred).to.equal(0);
+  });
+
+  it('produce on a conveyor: no person, vehicule or animal, safe', async () => {
+    const r = await classify('conveyor_produce.mp4');
+    for (const label of ['person', 'vehicule', 'animal', 'intrusion']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
+  });
+});

@@ -22,8 +22,28 @@ describe('label maps and the .tflite reader', () => {
     expect(() => readModelTensors(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt')))).to.throw(/not a TensorFlow Lite model/);
   });
 
-  it('maps the default pack: ranges, names and weights; PASCAL stops before its trailing comment', () => {
-    const [segmenter, classifier] = bundledManifest('default').models;
+  it('maps the default pack: COCO classes to labels, unmapped COCO classes to nothing, ImageNet ranges and names', () => {
+    const [detector, imagenetClassifier] = bundledManifest('default').models;
+    const coco = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'coco_labels.txt'), 'utf8'));
+    expect(coco).to.have.length(90);
+    const det = buildLabelMap(detector!, coco);
+    expect(det[0]).to.deep.equal({ label: 'person', weight: 1 }); // the SSD's class 0
+    expect(det[coco.indexOf('truck')]?.label).to.equal('vehicule');
+    expect(det[coco.indexOf('giraffe')]?.label).to.equal('animal');
+    expect(det[coco.indexOf('potted plant')]?.label).to.equal('plant');
+    expect(det[coco.indexOf('kite')]).to.equal(undefined); // a flag is called kite: COCO classes that are not ours stay unmapped
+    expect(det[coco.indexOf('clock')]).to.equal(undefined);
+    const imagenet = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt'), 'utf8'));
+    const cls = buildLabelMap(imagenetClassifier!, imagenet);
+    expect(cls[imagenet.indexOf('Egyptian cat')]?.label).to.equal('animal'); // the animal range
+    expect(cls[imagenet.indexOf('tarantula')]?.label).to.equal('spider'); // a name overrides the range
+    expect(cls[imagenet.indexOf('spider web')]?.label).to.equal('web');
+    expect(cls[imagenet.indexOf('flagpole')]?.label).to.equal('flag');
+    expect(cls[imagenet.indexOf('military uniform')]).to.equal(undefined); // people come from the detector alone
+  });
+
+  it('maps the deeplab pack: PASCAL stops before its trailing comment; clothing counts half towards person', () => {
+    const [segmenter, classifier] = bundledManifest('deeplab').models;
     const pascal = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'pascal_voc_segmentation_labels.txt'), 'utf8'));
     expect(pascal).to.have.length(21);
     const seg = buildLabelMap(segmenter!, pascal);

@@ -6,6 +6,7 @@ import { media } from '../support/paths.js';
 import { benchDaemon } from './daemon-bench.js';
 import { benchHighlight } from './highlight-bench.js';
 import { benchPipeline } from './pipeline-bench.js';
+import { benchQuality, madeClips, realClips } from './quality-bench.js';
 import { benchRetention } from './retention-bench.js';
 import { formatTable } from './table.js';
 
@@ -28,6 +29,21 @@ async function main(): Promise<void> {
     ['face_closeup.avi', media('face_closeup.avi')],
     ['cartoon.avi', media('cartoon.avi')],
   ];
+
+  // Quality first: the default pack beside the first one (deeplab) in the same run, one
+  // interpreter worker each, so CPU per clip compares like with like.
+  const known = [...realClips(), ...(await madeClips())];
+  const quality = [await benchQuality('deeplab', known), await benchQuality('default', known)];
+  const old = quality[0]!;
+  process.stdout.write(formatTable('Quality on clips with a known answer (real camera clips first; target: every real clip right, CPU per clip not above the deeplab pack\'s)',
+    known.flatMap((_, i) => quality.map((q) => q.rows[i]!))) + '\n');
+  process.stdout.write(formatTable('Quality totals', quality.map((q) => ({
+    pack: q.pack,
+    'right, real clips': `${q.rows.slice(0, realClips().length).filter((r) => r.ok === 'yes').length} of ${realClips().length}`,
+    'right, all': `${q.right} of ${q.total}`,
+    'CPU s, all clips': Math.round(q.cpuSeconds * 100) / 100,
+    'CPU vs deeplab': Math.round((q.cpuSeconds / old.cpuSeconds) * 100) / 100,
+  }))) + '\n');
 
   process.stdout.write(formatTable('Pipeline per clip (default pack; target wall/serial <= 1.15)', await benchPipeline(clips)) + '\n');
 

@@ -1,0 +1,138 @@
+// The quality table: clips with a known right answer (the real camera clips of
+// ../shared/media/real, and clips made from ../shared/media) classified in
+// process by each pack, expected beside got, with the time, inferences and CPU
+// each clip cost. CPU counts the daemon process, its interpreter workers and
+// the ffmpeg children, so packs are compared on what a gateway pays.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Analysis, Risk, ServiceLabel } from '../../runtime/core/analysis.js';
+import { EventBus } from '../../runtime/core/bus.js';
+import { silentLogger } from '../../runtime/core/log.js';
+import { ModelService } from '../../runtime/models/model-service.js';
+import { probeClip } from '../../runtime/pipeline/probe.js';
+import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
+import { media, SHARED_MODELS } from '../support/paths.js';
+
+export interface Expectation {
+  name: string;
+  file: string;
+  must: ServiceLabel[];
+  mustNot: ServiceLabel[];
+  risks: Risk[];
+}
+
+const PERSON: Pick<Expectation, 'must' | 'mustNot' | 'risks'> = { must: ['person'], mustNot: ['vehicule', 'animal'], risks: ['intrusion', 'danger'] };
+
+/** The real clips with the outcome their README gives. */
+export function realClips(): Expectation[] {
+  const real = (name: string, e: Pick<Expectation, 'must' | 'mustNot' | 'risks'>): Expectation => ({ name, file: media(`real/${name}`), ...e });
+  return [
+    real('indoor_one_by_one.mp4', PERSON),
+    real('fisheye_people_edge.mp4', PERSON),
+    real('store_aisle_shoppers.mp4', PERSON),
+    real('worker_hardhat_walking.mp4', PERSON),
+    real('corridor_two_walkers.mp4', PERSON),
+    real('classroom_seated.mp4', PERSON),
+    real('parking_overhead_cars.mp4', { must: ['vehicule'], mustNot: ['animal'], risks: ['intrusion', 'danger'] }),
+    real('lot_car_cyclist_walker.mp4', { must: ['vehicule'], mustNot: ['animal'], risks: ['intrusion', 'danger'] }),
+    real('conveyor_produce.mp4', { must: [], mustNot: ['person', 'vehicule', 'animal'], risks: ['safe'] }),
+    real('indoor_empty_room.mp4', { must: ['NOTHING'], mustNot: ['person', 'vehicule', 'animal'], risks: ['safe'] }),
+  ];
+}
+
+/** Clips made from the shared pictures, with what a person watching would say. */
+export async function madeClips(): Promise<Expectation[]> {
+  const dir = tempDir('vigil-quality-');
+  const pan = async (image: string) => panClip(image, path.join(dir, `${image}.mp4`));
+  const animal: Pick<Expectation, 'must' | 'mustNot' | 'risks'> = { must: ['animal'], mustNot: ['person'], risks: ['safe'] };
+  return [
+    { name: 'grace_hopper pan', file: await pan('grace_hopper.png'), must: ['person'], mustNot: [], risks: ['intrusion', 'danger'] },
+    { name: 'squat pan', file: await pan('squat.png'), must: ['person'], mustNot: [], risks: ['intrusion', 'danger'] },
+    { name: 'traffic sequence', file: await sequenceClip(['traffic_0001.png', 'traffic_0002.png', 'traffic_0003.png'], path.join(dir, 'traffic.mp4')), must: ['vehicule'], mustNot: [], risks: ['intrusion', 'danger'] },
+    { name: 'cat pan', file: await pan('cat.png'), ...animal },
+    { name: 'parrot pan', file: await pan('parrot.jpg'), ...animal },
+    { name: 'owl pan', file: await pan('owl.jpg'), ...animal },
+    { name: 'sunflower pan', file: await pan('sunflower.png'), must: ['plant'], mustNot: ['person'], risks: ['safe'] },
+    { name: 'indoor_plants.mp4', file: media('indoor_plants.mp4'), must: ['plant'], mustNot: ['person'], risks: ['safe'] },
+    { name: 'face_closeup.avi', file: media('face_closeup.avi'), must: ['person'], mustNot: ['animal'], risks: ['intrusion', 'danger'] },
+    { name: 'still picture', file: await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')), must: ['NOTHING'], mustNot: [], risks: ['safe'] },
+  ];
+}
+
+/** What went wrong against the expectation; empty when the result is right. */
+export function misses(e: Expectation, a: Pick<Analysis, 'labels' | 'risk'>): string[] {
+  const out: string[] = [];
+  for (const l of e.must) if (!a.labels.includes(l)) out.push(`no ${l}`);
+  for (const l of e.mustNot) if (a.labels.includes(l)) out.push(`has ${l}`);
+  if (!e.risks.includes(a.risk)) out.push(`risk ${a.risk}`);
+  return out;
+}
+
+const TICKS = 100; // USER_HZ on Linux
+
+/** CPU seconds of this process, its reaped children, and the live processes whose parent it is. */
+function cpuSeconds(): number {
+  const fields = (pid: string) => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const self = fields('self');
+  // after the ") ": state is field 0, utime 11, stime 12, cutime 13, cstime 14, ppid 1
+  let ticks = Number(self[11]) + Number(self[12]) + Number(self[13]) + Number(self[14]);
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const f = fields(pid);
+      if (Number(f[1]) === process.pid) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / TICKS;
+}
+
+export interface QualityRun {
+  pack: string;
+  rows: Array<Record<string, string | number>>;
+  right: number;
+  total: number;
+  cpuSeconds: number;
+}
+
+/** Classifies every clip with one pack (pulled from the shared models) and scores it. */
+export async function benchQuality(pack: string, clips: Expectation[]): Promise<QualityRun> {
+  const service = new ModelService({
+    models: { pack, source: SHARED_MODELS, auto_pull: true, update_schedule: '', keep: 1, fetch_timeout_s: 60 },
+    inference: { device: 'cpu', workers: 1, threads: 1, timeout_ms: 20_000, max_frames: 8 },
+    dataDir: tempDir('vigil-quality-'),
+  }, new EventBus(silentLogger), silentLogger);
+  await service.start();
+  await service.ready();
+  const rows: Array<Record<string, string | number>> = [];
+  let right = 0;
+  let cpuTotal = 0;
+  try {
+    for (const e of clips) {
+      const clip = await probeClip(e.file);
+      const lease = await service.acquire();
+      try {
+        const cpu0 = cpuSeconds();
+        const started = performance.now();
+        const a = await lease.classifier.classify(clip, new AbortController().signal);
+        const wall = performance.now() - started;
+        const cpu = cpuSeconds() - cpu0;
+        cpuTotal += cpu;
+        const wrong = misses(e, a);
+        if (wrong.length === 0) right++;
+        rows.push({
+          pack, clip: e.name,
+          expected: `${e.must.join('+') || '-'} / ${e.risks.join('|')}`,
+          got: `${a.labels.map((l) => `${l} ${(a.scores[l] ?? 0).toFixed(2)}`).join(', ')} / ${a.risk}`,
+          ok: wrong.length ? `NO: ${wrong.join(', ')}` : 'yes',
+          wall_ms: Math.round(wall), cpu_ms: Math.round(cpu * 1000), inferences: a.stats.framesInferred,
+        });
+      } finally {
+        lease.release();
+      }
+    }
+  } finally {
+    await service.stop();
+  }
+  return { pack, rows, right, total: clips.length, cpuSeconds: cpuTotal };
+}

@@ -3,7 +3,7 @@
 // would say. The default pack is pulled from the shared models folder.
 import path from 'node:path';
 import { expect } from 'chai';
-import { panClip, rainClip, sequenceClip, stillClip, swayClip, tempDir } from '../support/clips.js';
+import { nightWalkerClip, panClip, rainClip, sequenceClip, stillClip, swayClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 import { media } from '../support/paths.js';
 
@@ -127,6 +127,12 @@ describe('classification outcomes (default pack, real models)', function () {
     const r = await classify(await panClip('grace_hopper.png', path.join(dir, 'grace-weather.mp4')));
     expect(r.labels).to.not.include('rain');
     expect(r.labels).to.not.include('wind');
+  });
+
+  it('night infrared: a small gray person walking slowly through a dark, grainy yard is an intrusion', async () => {
+    const r = await classify(await nightWalkerClip('kite_and_cold.jpg', 'squat.png', path.join(dir, 'night.mp4')));
+    expect(r.labels).to.include.members(['person', 'intrusion']);
+    expect(r.risk).to.equal('intrusion');
   });
 
   it('face_closeup.avi (MJPEG in AVI): person', async () => {

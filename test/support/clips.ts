@@ -77,3 +77,16 @@ export async function swayClip(image: string, out: string, seconds = 4): Promise
   ]);
   return out;
 }
+
+/**
+ * Night infrared: a dark, grainy gray scene where a small person (a second image) walks slowly
+ * across, `speed` pixels a second at 640 px wide: too slow for sample-to-sample differences.
+ */
+export async function nightWalkerClip(scene: string, walker: string, out: string, speed = 8, seconds = 8): Promise<string> {
+  await ffmpeg([
+    '-loop', '1', '-framerate', '10', '-i', media(scene), '-loop', '1', '-framerate', '10', '-i', media(walker), '-t', String(seconds),
+    '-filter_complex', `[0:v]scale=640:360,format=gray,lutyuv=y=val*0.35[bg];[1:v]scale=-2:120,format=gray,lutyuv=y=val*0.5[p];[bg][p]overlay=x='60+${speed}*t':y=200,noise=alls=12:allf=t,format=yuv420p`,
+    '-c:v', 'libx264', '-preset', 'ultrafast', out,
+  ]);
+  return out;
+}

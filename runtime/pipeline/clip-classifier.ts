@@ -13,7 +13,7 @@ import { chooseFrames, type ChosenFrame } from './frame-choice.js';
 import { readFrameSets, scaledSize } from './frames.js';
 import type { LabelMap } from './label-map.js';
 import { analyseMotion, SAMPLE_FPS } from './motion.js';
-import { suppress } from './boxes.js';
+import { covered, suppress } from './boxes.js';
 import { DECODERS, type Scores } from './decoders.js';
 
 /** A model of the loaded pack, ready to run. */
@@ -35,6 +35,9 @@ export interface ClipClassifierOptions {
 
 // Every frame is resized once and never again: libvips' operation cache would only hold memory.
 sharp.cache(false);
+
+/** A sure finding covering this share of the moving area explains the motion. */
+const EXPLAINED = 0.5;
 
 /** Frames are decoded at this width at most: enough detail for crops. */
 const DETAIL_WIDTH = 1280;
@@ -142,17 +145,12 @@ export class ClipClassifier implements Classifier {
 
   /** Every model on the frame, and on the region around its motion when there is one. */
   private async inferFrame({ frame, size, choice, whole }: DecodedFrame, signal: AbortSignal) {
-    // A detector looks at the whole frame and at the region around the motion, where a far
-    // person is larger in its input; what both found once is merged. The other tasks look at
-    // the region when there is one (the moving object, larger) and at the whole frame otherwise.
-    const viewsOf = (model: LoadedModel): Array<Box | undefined> =>
-      model.entry.task === 'detection' ? [undefined, ...(choice.crop ? [choice.crop] : [])] : [choice.crop];
     const scores: Scores = {};
     const detections: Detection[] = [];
     let inferenceMs = 0;
     let inferences = 0;
     const byModel: Record<string, number> = {};
-    await Promise.all(this.options.models.flatMap((model) => viewsOf(model).map(async (crop) => {
+    const run = async (model: LoadedModel, crop: Box | undefined): Promise<Detection[]> => {
       const [, h, w] = model.input.shape;
       // A copy of the whole frame: the view shares memory that would all be sent to the worker.
       const input = crop ? await this.cropInput(frame, size, crop, w!, h!) : new Uint8Array(whole.get(inputKey(model))!);
@@ -165,8 +163,24 @@ export class ClipClassifier implements Classifier {
       for (const [label, score] of Object.entries(found.scores) as Array<[keyof Scores, number]>) {
         if (score > (scores[label] ?? 0)) scores[label] = score;
       }
-    })));
+      return found.detections;
+    };
+    // A detector looks at the whole frame, then at the region around the motion, where a far
+    // person is larger in its input, unless what it found already explains the motion; what
+    // both found once is merged. The other tasks look at the region when there is one (the
+    // moving object, larger) and at the whole frame otherwise.
+    await Promise.all(this.options.models.map(async (model) => {
+      if (model.entry.task !== 'detection') return run(model, choice.crop);
+      const inWhole = await run(model, undefined);
+      if (choice.crop && !this.explains(inWhole, choice.sample.region!)) await run(model, choice.crop);
+    }));
     return { findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress(detections) }, inferenceMs, inferences, byModel };
+  }
+
+  /** A sure finding whose box holds most of the moving area: a closer look would add nothing. */
+  private explains(found: Detection[], moving: Box): boolean {
+    const { thresholds, default_threshold } = this.options.manifest;
+    return found.some((d) => d.score >= (thresholds[d.label] ?? default_threshold) && covered(moving, d.box) >= EXPLAINED);
   }
 
   /** A crop of the detail frame, resized in memory to the model's input. */

@@ -71,7 +71,7 @@ export function misses(e: Expectation, a: Pick<Analysis, 'labels' | 'risk'>): st
 const TICKS = 100; // USER_HZ on Linux
 
 /** CPU seconds of this process, its reaped children, and the live processes whose parent it is. */
-function cpuSeconds(): number {
+export function cpuSeconds(): number {
   const fields = (pid: string) => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
   const self = fields('self');
   // after the ") ": state is field 0, utime 11, stime 12, cutime 13, cstime 14, ppid 1

@@ -30,7 +30,7 @@ describe('annotated highlight over HTTP', function () {
     id = result.id;
     expect(result.error_code, result.error_msg).to.equal(0);
     expect(result.status).to.deep.equal({ classify: 'done', video: 'done' });
-    expect(result.video.specs.width).to.be.at.most(1280);
+    expect(result.video.specs.width).to.be.at.most(640);
     expect(result.video.specs.duration).to.be.greaterThan(0).and.at.most(10.5);
   });
   after(async () => {

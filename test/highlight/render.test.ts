@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Box } from '../../runtime/core/analysis.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
-import { RISK_COLOURS, geometryOf } from '../../runtime/highlight/filters.js';
+import { MAX_WIDTH, RISK_COLOURS, geometryOf } from '../../runtime/highlight/filters.js';
 import { MAX_HIGHLIGHT_S, NOTHING_HIGHLIGHT_S, planHighlight } from '../../runtime/highlight/plan.js';
 import { renderHighlightVideo } from '../../runtime/highlight/render.js';
 import { ffmpeg, sequenceClip, stillClip, tempDir } from '../support/clips.js';
@@ -33,7 +33,7 @@ describe('highlight renderer', function () {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('writes H.264 yuv420p with faststart, no audio, at most 1280 wide, cut to at most 10 s', async () => {
+  it('writes H.264 yuv420p with faststart, no audio, at most MAX_WIDTH (640) wide, cut to at most 10 s', async () => {
     const wide = path.join(dir, 'wide.mp4');
     await ffmpeg([
       '-loop', '1', '-framerate', '30', '-i', media('kite_and_cold.jpg'), '-f', 'lavfi', '-i', 'sine=frequency=440:duration=14',
@@ -49,7 +49,7 @@ describe('highlight renderer', function () {
     const video = facts.streams[0];
     expect(video.codec_name).to.equal('h264');
     expect(video.pix_fmt).to.equal('yuv420p');
-    expect(video.width).to.equal(1280);
+    expect(video.width).to.equal(MAX_WIDTH);
     expect(video.height).to.equal(geometryOf(clip).height);
     expect(video.height! % 2).to.equal(0);
     const duration = Number(facts.format.duration);

@@ -97,6 +97,7 @@ export class Daemon {
       keys: new Keys({ tenants: keys.tenants, admin: keys.admin }),
       mounts,
       log: log.child('http'),
+      bus,
     });
 
     // Started in this order, stopped in reverse: the API goes first on shutdown,

@@ -31,7 +31,7 @@ export function errorBody(log: Logger): Middleware {
         ctx.status = e.status;
         ctx.body = { error: { code: e.status === 413 ? 'too_large' : 'bad_request', message: e.message } };
       } else {
-        log.error('request failed', { method: ctx.method, path: ctx.path, error: e.message, stack: e.stack });
+        log.error('request failed', { method: ctx.method, path: ctx.path, err });
         ctx.status = 500;
         ctx.body = { error: { code: 'internal', message: 'internal error; the daemon log has the details' } };
       }

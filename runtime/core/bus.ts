@@ -25,6 +25,8 @@ export interface BusEvents {
   'delivery.finished': { target: 'webhook' | 'mqtt'; outcome: 'delivered' | 'failed_status' | 'dropped'; statusCode?: number };
   /** the MQTT client connected to (true) or lost (false) its broker */
   'mqtt.connection': { connected: boolean };
+  /** the HTTP API refused a request (any 4xx or 5xx answer); code is the JSON error's code */
+  'request.refused': { status: number; code: string; tenant?: string };
   /** a camera recording was asked for (over HTTP, MQTT or by a schedule) */
   'capture.requested': { camera: string; source: 'http' | 'mqtt' | 'schedule' };
 }

@@ -59,11 +59,11 @@ export function isJournalStream(fd: number, env: NodeJS.ProcessEnv = process.env
   }
 }
 
-/** Errors among the fields become {type, message, stack, cause} instead of {}. */
+/** Errors among the fields become {type, message, stack, cause} instead of {} (pino's serializer does `err`). */
 function withErrors(fields: Record<string, unknown>): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(fields)) {
-    if (v instanceof Error) (out ??= { ...fields })[k] = pino.stdSerializers.errWithCause(v);
+    if (v instanceof Error && k !== 'err') (out ??= { ...fields })[k] = pino.stdSerializers.errWithCause(v);
   }
   return out ?? fields;
 }
@@ -109,6 +109,7 @@ export function createLogger(level: LogLevel = 'info', write?: Write, component 
       base: null,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      serializers: { err: pino.stdSerializers.errWithCause },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       mixin: () => requestFields.getStore() ?? {},
     },

@@ -165,7 +165,7 @@ export class WebhookSender implements Feature {
     await response.body?.cancel().catch(() => {}); // the receiver's body is not interpreted (spec 6.2)
     if (!(await this.outbox.markDelivered(row.id, response.status))) return;
     const outcome = response.ok ? 'delivered' : 'failed_status';
-    this.bus.emit('delivery.finished', { target: 'webhook', outcome, statusCode: response.status });
+    this.bus.emit('delivery.finished', { target: 'webhook', outcome, statusCode: response.status, latencyMs: Date.now() - row.created_ms });
     if (response.ok) this.log.info('webhook delivered', { ...fields, status: response.status });
     else this.log.warn('webhook receiver answered with an error status; recorded, not retried (spec 6.2)', { ...fields, status: response.status });
   }

@@ -13,11 +13,14 @@ import { healthRoutes } from './health-routes.js';
 import { Metrics } from './metrics.js';
 import { SystemdNotifier } from './notify.js';
 import { Readiness } from './readiness.js';
+import type { StatusReader } from './status.js';
 
 export interface Ops {
   readiness: Readiness;
   /** start it before the parts whose events it counts */
   metrics: Metrics;
+  /** the state numbers (queue, outbox, media, disk, child processes) behind /metrics, for other views */
+  status: StatusReader;
   /** start it last (READY=1 once everything listens), so it stops first (STOPPING=1) */
   notifier: SystemdNotifier;
   mount: Mount;
@@ -44,5 +47,5 @@ export function buildOps(
   const notifier = new SystemdNotifier(deps.log.child('systemd'), {
     readyStatus: `listening on ${config.server.host}:${config.server.port}`,
   });
-  return { readiness, metrics, notifier, mount: { access: 'public', router: healthRoutes({ readiness, metrics }) } };
+  return { readiness, metrics, status: metrics.status, notifier, mount: { access: 'public', router: healthRoutes({ readiness, metrics }) } };
 }

@@ -1,8 +1,6 @@
 // Builds the operations part of the daemon: the readiness registry (with the
 // database and disk checks; other parts register theirs), the metrics, the
 // public health/metrics routes and the systemd notifier.
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Mount } from '../api/server.js';
 import type { Config } from '../config/schema.js';
 import type { EventBus } from '../core/bus.js';
@@ -13,6 +11,7 @@ import { healthRoutes } from './health-routes.js';
 import { Metrics } from './metrics.js';
 import { SystemdNotifier } from './notify.js';
 import { Readiness } from './readiness.js';
+import { runtimeVersion } from './version.js';
 import type { StatusReader } from './status.js';
 
 export interface Ops {
@@ -24,16 +23,6 @@ export interface Ops {
   /** start it last (READY=1 once everything listens), so it stops first (STOPPING=1) */
   notifier: SystemdNotifier;
   mount: Mount;
-}
-
-/** The version in the package.json beside dist/ (the source tree or the installed prefix). */
-export function runtimeVersion(): string {
-  try {
-    const file = fileURLToPath(new URL('../../../package.json', import.meta.url));
-    return String((JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: unknown }).version ?? 'unknown');
-  } catch {
-    return 'unknown';
-  }
 }
 
 export function buildOps(

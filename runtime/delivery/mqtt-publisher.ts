@@ -174,7 +174,7 @@ export class MqttPublisher implements Feature {
   /** Publishes pending result rows, oldest first, while connected. */
   private readonly outboxPump = new CoalescingPump(
     () => this.publishPending(),
-    (err) => this.deps.log.error('could not publish results from the outbox', { error: errorMessage(err) }),
+    (err) => this.deps.log.error('could not publish results from the outbox', { err }),
     () => this.stopping,
   );
 

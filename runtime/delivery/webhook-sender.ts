@@ -89,7 +89,7 @@ export class WebhookSender implements Feature {
   private readonly outboxPump = new CoalescingPump(
     () => this.fill(),
     (err) => {
-      this.log.error('could not read the outbox', { error: errorMessage(err) });
+      this.log.error('could not read the outbox', { err });
       this.wakeIn(this.options.backoffInitialMs);
     },
     () => this.stopping,
@@ -126,7 +126,7 @@ export class WebhookSender implements Feature {
     const controller = new AbortController();
     ep.inFlight.set(row.id, { classificationId: row.classification_id, controller });
     const sending = this.send(ep, row, controller.signal)
-      .catch((err) => this.log.error('webhook delivery failed unexpectedly', { delivery: row.id, error: errorMessage(err) }))
+      .catch((err) => this.log.error('webhook delivery failed unexpectedly', { delivery: row.id, err }))
       .finally(() => {
         ep.inFlight.delete(row.id);
         this.sending.delete(sending);

@@ -42,6 +42,8 @@ function requestLog(log: Logger, bus?: EventBus): Middleware {
     const given = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(given) ? given : crypto.randomUUID();
     ctx.set('X-Request-Id', requestId);
+    // read now: a request cut off mid-upload has no socket any more when it is logged
+    const remote = ctx.req.socket?.remoteAddress ?? 'unknown';
     await withLogFields({ request_id: requestId }, async () => {
       const started = Date.now();
       try {
@@ -51,7 +53,7 @@ function requestLog(log: Logger, bus?: EventBus): Middleware {
         if (ctx.status >= 400) {
           const code = (ctx.body as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
           const tenant = (ctx.state as { tenant?: string }).tenant;
-          const refusal = { ...line, code, ...(tenant ? { tenant } : {}), remote: ctx.request.ip };
+          const refusal = { ...line, code, ...(tenant ? { tenant } : {}), remote };
           if (ctx.status >= 500) log.error('request refused', refusal);
           else log.warn('request refused', refusal);
           bus?.emit('request.refused', { status: ctx.status, code, tenant });

@@ -111,7 +111,8 @@ export function createLogger(level: LogLevel = 'info', write?: Write, component 
       formatters: { level: (label) => ({ level: label }) },
       serializers: { err: pino.stdSerializers.errWithCause },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      mixin: () => requestFields.getStore() ?? {},
+      // a fresh object each time: pino merges the line's fields into what mixin returns
+      mixin: () => ({ ...requestFields.getStore() }),
     },
     stream,
   );

@@ -5,7 +5,7 @@ NPM ?= npm
 # models sit beside the checkout; elsewhere the manifests' upstream URLs are used.
 MODEL_SOURCE ?= $(if $(wildcard ../shared/models/*.tflite),../shared/models,)
 
-.PHONY: deps build run test bench clean install uninstall
+.PHONY: deps build run test bench clean install uninstall vigil-command
 
 node_modules/.installed: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -16,8 +16,25 @@ deps: node_modules/.installed
 build: deps
 	$(NPM) run build
 
+# The `vigil` command of this checkout: dist/bin/vigil runs the built CLI with
+# the model source `make run` uses. `make run` links it into ~/.local/bin
+# (LINKDIR) when that folder is on PATH, as Debian's ~/.profile puts it once it
+# exists; otherwise it prints the line that puts dist/bin on PATH.
+LINKDIR ?= $(HOME)/.local/bin
+vigil-command: build
+	@mkdir -p dist/bin
+	@printf '#!/bin/sh\n%bexec %s %s/dist/runtime/cli.js "$$@"\n' \
+	  '$(if $(MODEL_SOURCE),: "$${VIGIL_MODELS__SOURCE:=$(abspath $(MODEL_SOURCE))}"; export VIGIL_MODELS__SOURCE\n,)' \
+	  '$(shell command -v node)' '$(CURDIR)' > dist/bin/vigil
+	@chmod 0755 dist/bin/vigil
+	@if [ -n "$(LINKDIR)" ] && case ":$$PATH:" in *":$(LINKDIR):"*) true;; *) false;; esac && { [ ! -e "$(LINKDIR)/vigil" ] || [ -L "$(LINKDIR)/vigil" ]; }; then \
+	  ln -sfn "$(CURDIR)/dist/bin/vigil" "$(LINKDIR)/vigil" && echo "vigil: linked $(LINKDIR)/vigil -> dist/bin/vigil; run it from this folder (the data is in ./data)"; \
+	else \
+	  echo "vigil: for the vigil command, type in this folder:  export PATH=\"$(CURDIR)/dist/bin:\$$PATH\""; \
+	fi
+
 ## Install, build, fetch the models and run the daemon on its embedded defaults.
-run: build
+run: vigil-command
 	VIGIL_MODELS__SOURCE=$(MODEL_SOURCE) node dist/runtime/cli.js serve
 
 ## The whole test suite.

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { classificationRoutes } from './api/classification-routes.js';
 import { Keys } from './api/auth.js';
+import { openApiRoutes } from './api/openapi.js';
 import { HttpServer, type Mount } from './api/server.js';
 import { resolveKeys } from './config/secrets.js';
 import { jobConcurrency, type Config } from './config/schema.js';
@@ -79,6 +80,7 @@ export class Daemon {
 
     const mounts: Mount[] = [
       ops.mount,
+      { access: 'public', router: openApiRoutes() },
       {
         access: 'tenant',
         router: classificationRoutes({
@@ -97,6 +99,7 @@ export class Daemon {
       keys: new Keys({ tenants: keys.tenants, admin: keys.admin }),
       mounts,
       log: log.child('http'),
+      bus,
     });
 
     // Started in this order, stopped in reverse: the API goes first on shutdown,

@@ -22,14 +22,16 @@ export interface AdminRoutesDeps {
   droppedSinceStart?: () => Record<string, number>;
 }
 
-const createBody = z.strictObject({
+/** the body of POST /api/admin/integrations (also the OpenAPI document's) */
+export const createIntegrationBody = z.strictObject({
   type: z.literal('webhook').default('webhook'),
   tenant: z.string().min(1),
   /** the tenant's default_flow when absent */
   flow: flowName.optional(),
   url: webhookUrl,
 });
-const updateBody = z.strictObject({
+/** the body of PUT /api/admin/integrations/<id> */
+export const updateIntegrationBody = z.strictObject({
   type: z.literal('webhook').optional(),
   tenant: z.string().min(1).optional(),
   flow: flowName.optional(),
@@ -47,7 +49,7 @@ function parseBody<T>(schema: z.ZodType<T>, ctx: Context): T {
 
 const iso = (ms: number | null) => (ms === null ? null : isoNow(new Date(ms)));
 
-function deliveryView(row: OutboxRow) {
+export function deliveryView(row: OutboxRow) {
   return {
     id: row.id,
     target: row.target,
@@ -96,7 +98,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Router {
   });
 
   router.post('/integrations', json, async (ctx) => {
-    const body = parseBody(createBody, ctx);
+    const body = parseBody(createIntegrationBody, ctx);
     knownTenant(body.tenant);
     const fields = { tenant: body.tenant, flow: body.flow ?? deps.tenants.get(body.tenant)!, url: body.url };
     await unique(fields);
@@ -106,7 +108,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Router {
 
   router.put('/integrations/:id', json, async (ctx) => {
     const current = await editable(ctx.params.id);
-    const body = parseBody(updateBody, ctx);
+    const body = parseBody(updateIntegrationBody, ctx);
     const next = { tenant: body.tenant ?? current.tenant, flow: body.flow ?? current.flow, url: body.url ?? current.url };
     knownTenant(next.tenant);
     await unique(next, current.id);

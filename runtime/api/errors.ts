@@ -1,6 +1,7 @@
 // One JSON error shape for every endpoint: {"error": {"code": "...", "message": "..."}}.
 import type { Middleware } from 'koa';
 import type { Logger } from '../core/log.js';
+import type { ErrorBody } from './schemas.js';
 
 export class ApiError extends Error {
   constructor(
@@ -25,15 +26,15 @@ export function errorBody(log: Logger): Middleware {
       const e = err as Error & { status?: number; expose?: boolean };
       if (err instanceof ApiError) {
         ctx.status = err.status;
-        ctx.body = { error: { code: err.code, message: err.message } };
+        ctx.body = { error: { code: err.code, message: err.message } } satisfies ErrorBody;
       } else if (e.status && e.status < 500 && e.expose !== false) {
         // errors from koa and its body parser (400 malformed JSON, 413 too large, ...)
         ctx.status = e.status;
-        ctx.body = { error: { code: e.status === 413 ? 'too_large' : 'bad_request', message: e.message } };
+        ctx.body = { error: { code: e.status === 413 ? 'too_large' : 'bad_request', message: e.message } } satisfies ErrorBody;
       } else {
-        log.error('request failed', { method: ctx.method, path: ctx.path, error: e.message, stack: e.stack });
+        log.error('request failed', { method: ctx.method, path: ctx.path, err });
         ctx.status = 500;
-        ctx.body = { error: { code: 'internal', message: 'internal error; the daemon log has the details' } };
+        ctx.body = { error: { code: 'internal', message: 'internal error; the daemon log has the details' } } satisfies ErrorBody;
       }
     }
   };

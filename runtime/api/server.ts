@@ -1,11 +1,13 @@
 // The HTTP server: small middleware, one concern each, then the routers that
 // the daemon mounts, each behind the authentication it declares.
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Middleware } from 'koa';
 import type Router from '@koa/router';
+import type { EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
-import type { Logger } from '../core/log.js';
+import { withLogFields, type Logger } from '../core/log.js';
 import { requireAdmin, requireTenant, type Keys } from './auth.js';
 import { errorBody } from './errors.js';
 
@@ -21,17 +23,45 @@ export interface HttpServerOptions {
   keys: Keys;
   mounts: Mount[];
   log: Logger;
+  /** hears of every refused request (request.refused), for the metrics */
+  bus?: EventBus;
 }
 
-/** Logs each request's outcome (never its headers, which carry keys). */
-function accessLog(log: Logger): Middleware {
+/** A sender's own X-Request-Id is kept when it is a plain token, so its logs and ours line up. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Gives each request an id (the X-Request-Id header both ways) that every log
+ * line written while handling it carries as request_id, and logs its outcome:
+ * a warning for each refused request (an error for 5xx) with status, code,
+ * tenant when known and remote address, so an installer sees why an NVR's
+ * uploads fail. Never the headers, which carry keys.
+ */
+function requestLog(log: Logger, bus?: EventBus): Middleware {
   return async (ctx, next) => {
-    const started = Date.now();
-    try {
-      await next();
-    } finally {
-      log.debug('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started });
-    }
+    const given = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    // read now: a request cut off mid-upload has no socket any more when it is logged
+    const remote = ctx.req.socket?.remoteAddress ?? 'unknown';
+    await withLogFields({ request_id: requestId }, async () => {
+      const started = Date.now();
+      try {
+        await next();
+      } finally {
+        const line = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started };
+        if (ctx.status >= 400) {
+          const code = (ctx.body as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
+          const tenant = (ctx.state as { tenant?: string }).tenant;
+          const refusal = { ...line, code, ...(tenant ? { tenant } : {}), remote };
+          if (ctx.status >= 500) log.error('request refused', refusal);
+          else log.warn('request refused', refusal);
+          bus?.emit('request.refused', { status: ctx.status, code, tenant });
+        } else {
+          log.debug('request', line);
+        }
+      }
+    });
   };
 }
 
@@ -45,7 +75,7 @@ export function buildApp(options: Omit<HttpServerOptions, 'host' | 'port'>): Koa
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
-  app.use(accessLog(options.log));
+  app.use(requestLog(options.log, options.bus));
   app.use(errorBody(options.log));
   for (const mount of options.mounts) {
     const auth = guard(mount.access, options.keys);

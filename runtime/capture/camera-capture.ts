@@ -114,6 +114,7 @@ export class CameraCapture implements Feature {
         const { size } = await fs.promises.stat(file);
         const accepted = await this.deps.intake.accept(camera.tenant, { file, originalName: name, contentType: 'video/mp4', size, fields });
         log.info('recorded', { camera: camera.id, source, id: accepted.id, bytes: size, ms: Date.now() - started });
+        this.deps.bus.emit('capture.finished', { camera: camera.id, outcome: 'recorded' });
         return accepted;
       } catch (err) {
         if (this.aborter.signal.aborted) throw err;
@@ -121,6 +122,7 @@ export class CameraCapture implements Feature {
         if (err instanceof ApiError && err.code === 'invalid_video') {
           return await this.fail(camera, name, fields, `camera ${camera.id} (${redactedUrl(camera.url)}) sent no usable video: ${err.message}`);
         }
+        this.deps.bus.emit('capture.finished', { camera: camera.id, outcome: 'refused' });
         throw err;
       }
     } finally {
@@ -150,6 +152,7 @@ export class CameraCapture implements Feature {
       message,
     );
     this.deps.log.warn('capture failed', { camera: camera.id, id, error: message });
+    this.deps.bus.emit('capture.finished', { camera: camera.id, outcome: 'camera_failed' });
     this.deps.bus.emit('result.final', { id, tenant: camera.tenant, flow: parsed.flow, errorCode: ErrorCode.CAPTURE_FAILED });
     return { id, accepted_at: acceptedAt };
   }

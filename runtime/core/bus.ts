@@ -21,12 +21,17 @@ export interface BusEvents {
   'outbox.ready': Record<string, never>;
   /** the store entered (uploads get 507) or left disk pressure; reason says which bound is not met */
   'storage.pressure': { underPressure: boolean; freeBytes: number; minFreeBytes: number; reason: string };
-  /** a delivery ended: answered (2xx 'delivered', other status 'failed_status') or dropped by the outbox policy */
-  'delivery.finished': { target: 'webhook' | 'mqtt'; outcome: 'delivered' | 'failed_status' | 'dropped'; statusCode?: number };
+  /** a delivery ended: answered (2xx 'delivered', other status 'failed_status') or dropped by the outbox policy;
+   *  latencyMs runs from the result becoming final (the outbox row) to the answer */
+  'delivery.finished': { target: 'webhook' | 'mqtt'; outcome: 'delivered' | 'failed_status' | 'dropped'; statusCode?: number; latencyMs?: number };
   /** the MQTT client connected to (true) or lost (false) its broker */
   'mqtt.connection': { connected: boolean };
+  /** the HTTP API refused a request (any 4xx or 5xx answer); code is the JSON error's code */
+  'request.refused': { status: number; code: string; tenant?: string };
   /** a camera recording was asked for (over HTTP, MQTT or by a schedule) */
   'capture.requested': { camera: string; source: 'http' | 'mqtt' | 'schedule' };
+  /** a camera recording ended: its clip accepted, the camera failed (a 3001 result), or the clip refused (storage full, ...) */
+  'capture.finished': { camera: string; outcome: 'recorded' | 'camera_failed' | 'refused' };
 }
 
 export type BusEvent = keyof BusEvents;

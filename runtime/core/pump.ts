@@ -1,6 +1,7 @@
 // A pass that runs on demand, one at a time: a request during a pass asks for one
 // more pass after it, so a burst of events (jobs accepted, results final) costs at
 // most two passes and never two at once. Used by the job runner and the deliveries.
+import { withoutLogFields } from './log.js';
 
 export class CoalescingPump {
   private running: Promise<void> | undefined;
@@ -18,7 +19,8 @@ export class CoalescingPump {
       this.again = true;
       return;
     }
-    this.running = this.loop();
+    // the pass serves every request, so it carries none's log fields (request id)
+    this.running = withoutLogFields(() => this.loop());
   }
 
   /** Resolves once the pass in progress, if any, has ended. */

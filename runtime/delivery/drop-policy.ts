@@ -2,7 +2,6 @@
 // configured age and count limits of the outbox. Every drop is logged, emitted
 // as 'delivery.finished' (outcome 'dropped') and stays visible as a `dropped` row.
 import type { EventBus } from '../core/bus.js';
-import { errorMessage } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import type { OutboxConfig } from './config.js';
@@ -47,7 +46,7 @@ export class OutboxDropPolicy implements Feature {
     this.running = (async () => {
       do {
         this.again = false;
-        await this.once().catch((err) => this.log.error('outbox drop policy failed', { error: errorMessage(err) }));
+        await this.once().catch((err) => this.log.error('outbox drop policy failed', { err }));
       } while (this.again);
     })().finally(() => (this.running = undefined));
     return this.running;

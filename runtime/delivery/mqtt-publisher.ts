@@ -174,7 +174,7 @@ export class MqttPublisher implements Feature {
   /** Publishes pending result rows, oldest first, while connected. */
   private readonly outboxPump = new CoalescingPump(
     () => this.publishPending(),
-    (err) => this.deps.log.error('could not publish results from the outbox', { error: errorMessage(err) }),
+    (err) => this.deps.log.error('could not publish results from the outbox', { err }),
     () => this.stopping,
   );
 
@@ -203,7 +203,7 @@ export class MqttPublisher implements Feature {
       return false;
     }
     if (await this.deps.outbox.markDelivered(row.id, null)) {
-      this.deps.bus.emit('delivery.finished', { target: 'mqtt', outcome: 'delivered' });
+      this.deps.bus.emit('delivery.finished', { target: 'mqtt', outcome: 'delivered', latencyMs: Date.now() - row.created_ms });
       this.deps.log.debug('result published over MQTT', { id: row.classification_id, tenant: row.tenant });
     }
     return true;

@@ -89,7 +89,7 @@ export class WebhookSender implements Feature {
   private readonly outboxPump = new CoalescingPump(
     () => this.fill(),
     (err) => {
-      this.log.error('could not read the outbox', { error: errorMessage(err) });
+      this.log.error('could not read the outbox', { err });
       this.wakeIn(this.options.backoffInitialMs);
     },
     () => this.stopping,
@@ -126,7 +126,7 @@ export class WebhookSender implements Feature {
     const controller = new AbortController();
     ep.inFlight.set(row.id, { classificationId: row.classification_id, controller });
     const sending = this.send(ep, row, controller.signal)
-      .catch((err) => this.log.error('webhook delivery failed unexpectedly', { delivery: row.id, error: errorMessage(err) }))
+      .catch((err) => this.log.error('webhook delivery failed unexpectedly', { delivery: row.id, err }))
       .finally(() => {
         ep.inFlight.delete(row.id);
         this.sending.delete(sending);
@@ -165,7 +165,7 @@ export class WebhookSender implements Feature {
     await response.body?.cancel().catch(() => {}); // the receiver's body is not interpreted (spec 6.2)
     if (!(await this.outbox.markDelivered(row.id, response.status))) return;
     const outcome = response.ok ? 'delivered' : 'failed_status';
-    this.bus.emit('delivery.finished', { target: 'webhook', outcome, statusCode: response.status });
+    this.bus.emit('delivery.finished', { target: 'webhook', outcome, statusCode: response.status, latencyMs: Date.now() - row.created_ms });
     if (response.ok) this.log.info('webhook delivered', { ...fields, status: response.status });
     else this.log.warn('webhook receiver answered with an error status; recorded, not retried (spec 6.2)', { ...fields, status: response.status });
   }

@@ -3,7 +3,7 @@
 // process per clip. A job is in the queue until its result is final, so a
 // crash at any point only means the job runs again after the restart.
 import type { EventBus } from '../core/bus.js';
-import { CancelledError, errorMessage } from '../core/errors.js';
+import { CancelledError } from '../core/errors.js';
 import { CoalescingPump } from '../core/pump.js';
 import type { Feature } from '../core/feature.js';
 import { processJob, type JobContext } from './process-job.js';
@@ -83,7 +83,7 @@ export class JobRunner implements Feature {
         this.launch(job.id, job.attempts);
       }
     },
-    (err) => this.ctx.log.error('could not take jobs from the queue', { error: errorMessage(err) }),
+    (err) => this.ctx.log.error('could not take jobs from the queue', { err }),
     () => this.stopping,
   );
 
@@ -125,7 +125,7 @@ export class JobRunner implements Feature {
         log.info('job cancelled', { id, reason: err.message });
       } else {
         // Only the store can fail here; leave the job running-marked so the next start retries it.
-        log.error('job failed unexpectedly', { id, error: errorMessage(err) });
+        log.error('job failed unexpectedly', { id, err });
       }
     }
   }

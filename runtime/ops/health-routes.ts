@@ -3,8 +3,7 @@
 //   GET /readyz   every readiness check passes (503 with each check's status otherwise)
 //   GET /metrics  Prometheus text
 import Router from '@koa/router';
-import type { Metrics } from './metrics.js';
-import { PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
+import { PROMETHEUS_CONTENT_TYPE, type Metrics } from './metrics.js';
 import type { Readiness } from './readiness.js';
 
 export function healthRoutes(deps: { readiness: Readiness; metrics: Metrics }): Router {

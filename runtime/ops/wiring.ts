@@ -1,8 +1,6 @@
 // Builds the operations part of the daemon: the readiness registry (with the
 // database and disk checks; other parts register theirs), the metrics, the
 // public health/metrics routes and the systemd notifier.
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Mount } from '../api/server.js';
 import type { Config } from '../config/schema.js';
 import type { EventBus } from '../core/bus.js';
@@ -13,24 +11,18 @@ import { healthRoutes } from './health-routes.js';
 import { Metrics } from './metrics.js';
 import { SystemdNotifier } from './notify.js';
 import { Readiness } from './readiness.js';
+import { runtimeVersion } from './version.js';
+import type { StatusReader } from './status.js';
 
 export interface Ops {
   readiness: Readiness;
   /** start it before the parts whose events it counts */
   metrics: Metrics;
+  /** the state numbers (queue, outbox, media, disk, child processes) behind /metrics, for other views */
+  status: StatusReader;
   /** start it last (READY=1 once everything listens), so it stops first (STOPPING=1) */
   notifier: SystemdNotifier;
   mount: Mount;
-}
-
-/** The version in the package.json beside dist/ (the source tree or the installed prefix). */
-export function runtimeVersion(): string {
-  try {
-    const file = fileURLToPath(new URL('../../../package.json', import.meta.url));
-    return String((JSON.parse(fs.readFileSync(file, 'utf8')) as { version?: unknown }).version ?? 'unknown');
-  } catch {
-    return 'unknown';
-  }
 }
 
 export function buildOps(
@@ -44,5 +36,5 @@ export function buildOps(
   const notifier = new SystemdNotifier(deps.log.child('systemd'), {
     readyStatus: `listening on ${config.server.host}:${config.server.port}`,
   });
-  return { readiness, metrics, notifier, mount: { access: 'public', router: healthRoutes({ readiness, metrics }) } };
+  return { readiness, metrics, status: metrics.status, notifier, mount: { access: 'public', router: healthRoutes({ readiness, metrics }) } };
 }

@@ -34,7 +34,8 @@ export function probeClip(file: string, signal?: AbortSignal): Promise<ClipInfo>
       (err, stdout, stderr) => {
         if (signal?.aborted) return reject(signal.reason);
         if (err) {
-          const why = String(stderr).trim().split('\n').pop() || err.message;
+          // never err.message: it holds the command line, with the binary's and the upload's paths
+          const why = String(stderr).trim().split('\n').pop() || (err.killed ? 'ffprobe was stopped (no answer in time)' : `ffprobe exited with ${err.code ?? 'an error'}`);
           return reject(new PipelineError(ErrorCode.INVALID_VIDEO, `not a readable video: ${why.replace(file, 'input')}`));
         }
         let parsed: { streams?: ProbeStream[]; format?: { duration?: string; format_name?: string } };

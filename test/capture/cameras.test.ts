@@ -8,6 +8,7 @@ import mqtt from 'mqtt';
 import { panClip, tempDir } from '../support/clips.js';
 import { TestBroker } from '../support/broker.js';
 import { TestDaemon, freePort } from '../support/daemon.js';
+import { parseExposition, value } from '../ops/prom-text.js';
 import { MjpegCamera, RtspCamera, SilentCamera, rtspServerBinary } from './cameras-support.js';
 
 const CAPTURE_FAILED = 3001;
@@ -184,5 +185,12 @@ describe('camera capture', function () {
     const res = await capture('mjpeg-cam', '?analyse_id=seven');
     expect(res.status).to.equal(400);
     expect(await res.json()).to.have.nested.property('error.code', 'invalid_analyse_id');
+  });
+
+  it('counts the recordings above by outcome in /metrics', async () => {
+    const exp = parseExposition(await (await fetch(`${daemon.url}/metrics`)).text());
+    // the MJPEG camera recorded; closed port, wrong password, silence and trickle failed
+    expect(value(exp, 'vigil_captures_total', { outcome: 'recorded' })).to.be.at.least(1);
+    expect(value(exp, 'vigil_captures_total', { outcome: 'camera_failed' })).to.be.at.least(4);
   });
 });

@@ -50,6 +50,46 @@ describe('config', () => {
     expect(config.jobs.concurrency).to.equal(3);
   });
 
+  it('lists the allowed values of enums and unions, with the value given', () => {
+    const problems = problemsOf({ log: { level: 'verbose' }, jobs: { concurrency: 'many' } });
+    expect(problems).to.include('log.level: expected one of "debug", "info", "warn", "error", got "verbose"');
+    expect(problems.find((p) => p.startsWith('jobs.concurrency:'))).to.match(/expected one of "auto", a number, got "many"/);
+  });
+
+  it('suggests the nearest key for a misspelt one, at any depth', () => {
+    const problems = problemsOf({ jobs: { concurency: 2 }, serevr: {}, tenants: [{ id: 't', api_key: ['x'.repeat(16)] }] });
+    expect(problems).to.include('jobs.concurency: unknown key; did you mean jobs.concurrency?');
+    expect(problems).to.include('serevr: unknown key; did you mean server?');
+    expect(problems).to.include('tenants[0].api_key: unknown key; did you mean tenants[0].api_keys?');
+    // nothing near: no guess
+    expect(problemsOf({ server: { colour: 1 } })).to.include('server.colour: unknown key');
+  });
+
+  it('names the VIGIL_* variable when it is the source of the problem', () => {
+    const dir = tempDir();
+    try {
+      const file = path.join(dir, 'gateway.yaml');
+      fs.writeFileSync(file, 'server:\n  host: 0.0.0.0\n');
+      let err: ConfigError | undefined;
+      try {
+        loadConfig(file, { VIGIL_SERVER__PORT: 'eighty', VIGIL_LOG__LEVL: 'debug', VIGIL_LOG__LEVEL: 'loud' });
+      } catch (e) {
+        err = e as ConfigError;
+      }
+      expect(err).to.be.instanceOf(ConfigError);
+      expect(err!.message).to.include('gateway.yaml and the environment');
+      expect(err!.problems.find((p) => p.startsWith('server.port (from VIGIL_SERVER__PORT):'))).to.match(/expected number/);
+      expect(err!.problems).to.include('log.levl (from VIGIL_LOG__LEVL): unknown key; did you mean log.level (VIGIL_LOG__LEVEL)?');
+      expect(err!.problems.find((p) => p.startsWith('log.level (from VIGIL_LOG__LEVEL):'))).to.include('"warn"');
+      // a problem of the file alone is the file's
+      expect(() => loadConfig(file, { VIGIL_SERVER__PORT: '-1' })).to.throw(ConfigError, /VIGIL_SERVER__PORT/);
+      fs.writeFileSync(file, 'server:\n  port: -1\n');
+      expect(() => loadConfig(file, {})).to.throw(ConfigError, /^invalid configuration \([^)]*gateway\.yaml\):\n  - server\.port: /);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('names the file and the problem for unreadable or malformed files', () => {
     const dir = tempDir();
     try {

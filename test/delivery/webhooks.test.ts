@@ -6,6 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { stillClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
+import { parseExposition, value } from '../ops/prom-text.js';
 import { WebhookReceiver } from '../support/receivers.js';
 import { admin, createIntegration, deliveriesOf, submit, waitForDeliveries, webhooks } from './helpers.js';
 
@@ -60,6 +61,11 @@ describe('webhook delivery', function () {
     const views = await waitForDeliveries(daemon, id, (d) => webhooks(d)[0]?.state === 'delivered');
     expect(webhooks(views)).to.have.length(1);
     expect(webhooks(views)[0]).to.include({ state: 'delivered', status_code: 200, attempts: 1, url: hook.url });
+    // counted, with the time from the final result to the receiver's answer
+    const exp = parseExposition(await (await fetch(`${daemon.url}/metrics`)).text());
+    expect(value(exp, 'vigil_deliveries_total', { target: 'webhook', outcome: 'delivered' })).to.be.at.least(1);
+    expect(value(exp, 'vigil_delivery_latency_seconds_count', { target: 'webhook' })).to.be.at.least(1);
+    expect(value(exp, 'vigil_delivery_latency_seconds_sum', { target: 'webhook' })).to.be.greaterThan(0);
   });
 
   it('sends to integrations from the config, which the admin API cannot change', async () => {

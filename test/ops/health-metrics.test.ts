@@ -1,5 +1,6 @@
 // GET /healthz, /readyz and /metrics on the real daemon: public, free of
 // secrets, and telling the truth about what the daemon did.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -78,6 +79,21 @@ describe('ops: health, readiness and metrics', function () {
       vigil_disk_free_bytes: 'gauge',
       vigil_disk_total_bytes: 'gauge',
       vigil_mqtt_connected: 'gauge',
+      vigil_results_total: 'counter',
+      vigil_result_labels_total: 'counter',
+      vigil_http_refusals_total: 'counter',
+      vigil_captures_total: 'counter',
+      vigil_delivery_latency_seconds: 'histogram',
+      vigil_child_processes: 'gauge',
+      vigil_child_resident_memory_bytes: 'gauge',
+      vigil_child_cpu_seconds_total: 'counter',
+      // prom-client's standard process and Node.js metrics
+      process_cpu_seconds_total: 'counter',
+      process_resident_memory_bytes: 'gauge',
+      process_start_time_seconds: 'gauge',
+      process_open_fds: 'gauge',
+      nodejs_heap_size_used_bytes: 'gauge',
+      nodejs_eventloop_lag_seconds: 'gauge',
     })) {
       expect(exp.types.get(name), name).to.equal(type);
     }
@@ -93,12 +109,48 @@ describe('ops: health, readiness and metrics', function () {
     expect(free).to.be.greaterThan(0);
     expect(free).to.be.at.most(value(exp, 'vigil_disk_total_bytes'));
     expect(value(exp, 'vigil_database_bytes')).to.be.greaterThan(0);
+    for (const outcome of ['recorded', 'camera_failed', 'refused']) expect(value(exp, 'vigil_captures_total', { outcome })).to.equal(0);
+    for (const target of ['webhook', 'mqtt']) expect(value(exp, 'vigil_delivery_latency_seconds_count', { target })).to.equal(0);
+    expect(value(exp, 'process_resident_memory_bytes')).to.be.greaterThan(0);
+  });
+
+  it('counts the interpreter workers with their memory and CPU', async () => {
+    // the workers exist once the model pack is loaded
+    await daemon.waitForLog((r) => r.msg === 'model pack active', 120_000);
+    const exp = parseExposition(await text(await fetch(`${daemon.url}/metrics`)));
+    expect(value(exp, 'vigil_child_processes', { kind: 'interpreter' })).to.be.at.least(1);
+    expect(value(exp, 'vigil_child_resident_memory_bytes', { kind: 'interpreter' })).to.be.greaterThan(10_000_000);
+    expect(value(exp, 'vigil_child_cpu_seconds_total', { kind: 'interpreter' })).to.be.greaterThan(0);
+    for (const kind of ['ffmpeg', 'other']) expect(find(exp, 'vigil_child_processes', { kind })).to.have.lengthOf(1);
+  });
+
+  it('counts refused requests by status and code', async () => {
+    const count = async () => find(parseExposition(await text(await fetch(`${daemon.url}/metrics`))), 'vigil_http_refusals_total', { status: '401', code: 'unauthorized' })[0]?.value ?? 0;
+    const before = await count();
+    expect((await fetch(`${daemon.url}/api/result/x`)).status).to.equal(401);
+    expect((await fetch(`${daemon.url}/api/result/x`, { headers: { authorization: 'Bearer nobody-knows-this-key' } })).status).to.equal(401);
+    expect((await count()) - before).to.equal(2);
+  });
+
+  it('`promtool check metrics` finds nothing to say (when promtool is installed)', async function () {
+    if (spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status !== 0) this.skip();
+    const body = await text(await fetch(`${daemon.url}/metrics`));
+    const child = spawn('promtool', ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.stdin.end(body);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(out.trim(), 'promtool output').to.equal('');
+    expect(code).to.equal(0);
   });
 
   it('counts a processed clip: finished classifications, processing time, queue back to empty', async () => {
     const before = parseExposition(await text(await fetch(`${daemon.url}/metrics`)));
     const finishedBefore = find(before, 'vigil_classifications_finished_total').reduce((n, s) => n + s.value, 0);
     const clipsBefore = value(before, 'vigil_clip_processing_seconds_count');
+    const risksBefore = find(before, 'vigil_results_total').reduce((n, s) => n + s.value, 0);
+    const ffmpegCpuBefore = value(before, 'vigil_child_cpu_seconds_total', { kind: 'ffmpeg' });
     const mediaBefore = value(before, 'vigil_media_bytes');
 
     const res = await daemon.upload(clip);
@@ -112,6 +164,14 @@ describe('ops: health, readiness and metrics', function () {
     expect(find(exp, 'vigil_classifications_finished_total').reduce((n, s) => n + s.value, 0) - finishedBefore).to.equal(1);
     if (result.error_code !== 0) expect(value(exp, 'vigil_classification_errors_total', { error_code: String(result.error_code) })).to.be.at.least(1);
     expect(value(exp, 'vigil_clip_processing_seconds_count') - clipsBefore).to.equal(1);
+    // ffprobe, the decoders and the highlight encoder ran and ended between the two scrapes
+    expect(value(exp, 'vigil_child_cpu_seconds_total', { kind: 'ffmpeg' })).to.be.greaterThan(ffmpegCpuBefore);
+    if (result.error_code === 0) {
+      // counted by the risk and labels the result carries
+      expect(find(exp, 'vigil_results_total').reduce((n, s) => n + s.value, 0) - risksBefore).to.equal(1);
+      expect(value(exp, 'vigil_results_total', { risk: result.risk })).to.be.at.least(1);
+      for (const label of result.labels as string[]) expect(value(exp, 'vigil_result_labels_total', { label })).to.be.at.least(1);
+    }
     expect(value(exp, 'vigil_clip_processing_seconds_bucket', { le: '+Inf' })).to.equal(value(exp, 'vigil_clip_processing_seconds_count'));
     expect(value(exp, 'vigil_clip_processing_seconds_sum')).to.be.greaterThan(0);
     expect(value(exp, 'vigil_jobs', { state: 'queued' })).to.equal(0);

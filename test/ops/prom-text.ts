@@ -53,6 +53,7 @@ export function parseExposition(text: string): Exposition {
   const types = new Map<string, string>();
   const help = new Map<string, string>();
   for (const line of text.split('\n').slice(0, -1)) {
+    if (line === '') continue; // the format ignores empty lines (prom-client puts one between families)
     if (line.startsWith('# HELP ')) {
       const [, name, ...rest] = line.split(' ').slice(1);
       help.set(name, rest.join(' '));

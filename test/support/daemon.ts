@@ -169,11 +169,11 @@ export class TestDaemon {
   // ---- HTTP helpers ---------------------------------------------------------
 
   /** POSTs a clip file as multipart/form-data with the given fields. */
-  async upload(file: string, fields: Record<string, string> = {}, query = '', key = this.tenantKey): Promise<Response> {
+  async upload(file: string, fields: Record<string, string> = {}, query = '', key = this.tenantKey, headers: Record<string, string> = {}): Promise<Response> {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, v);
     form.append('video', new Blob([fs.readFileSync(file)]), path.basename(file));
-    return fetch(`${this.url}/api/classify${query}`, { method: 'POST', headers: this.auth(key), body: form });
+    return fetch(`${this.url}/api/classify${query}`, { method: 'POST', headers: { ...this.auth(key), ...headers }, body: form });
   }
 
   /** Polls GET /api/result/<id> until the result is final (200). */

@@ -1,12 +1,12 @@
 // The daemon's metrics. Counts and durations come from bus events; gauges that
 // mirror the stored state (jobs, outbox, media, disk) are read at scrape time
 // with read-only SQL and statfs, so they are right after a restart too.
-import fs from 'node:fs';
 import type { BusEvents, EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
 import type { Queryable } from '../store/db.js';
 import { volumeSpace } from './core-checks.js';
 import { Registry } from './prometheus.js';
+import { databaseBytes as databaseFileBytes, mediaBytes as storedMediaBytes } from './store-size.js';
 
 export interface MetricsDeps {
   bus: EventBus;
@@ -108,8 +108,8 @@ export class Metrics implements Feature {
       const targets = new Set<string>([...DELIVERY_TARGETS, ...rows.map((row) => row.target)]);
       outbox.replace([...targets].map((target) => ({ labels: { target }, value: rows.find((row) => row.target === target)?.n ?? 0 })));
     });
-    r.collect(async () => mediaBytes.set(await this.mediaBytes()));
-    r.collect(async () => databaseBytes.set(await this.databaseBytes()));
+    r.collect(async () => mediaBytes.set(await storedMediaBytes(db)));
+    r.collect(async () => databaseBytes.set(await databaseFileBytes(this.deps.databaseFile)));
     r.collect(async () => {
       const space = await volumeSpace(this.deps.dataDir);
       diskFree.set(space.freeBytes);
@@ -127,29 +127,5 @@ export class Metrics implements Feature {
   async render(): Promise<string> {
     if (!this.registry) throw new Error('metrics are not started');
     return this.registry.render();
-  }
-
-  private async mediaBytes(): Promise<number> {
-    // media_totals is kept by triggers (no table scan); the sum is the fallback for a store without it
-    try {
-      const row = await this.deps.db.get<{ n: number }>('SELECT media_bytes AS n FROM media_totals WHERE id = 1');
-      if (row) return row.n;
-    } catch {
-      /* no media_totals table */
-    }
-    const row = await this.deps.db.get<{ n: number }>('SELECT COALESCE(SUM(clip_bytes + highlight_bytes), 0) AS n FROM classifications');
-    return row?.n ?? 0;
-  }
-
-  private async databaseBytes(): Promise<number> {
-    let total = 0;
-    for (const suffix of ['', '-wal', '-shm']) {
-      try {
-        total += (await fs.promises.stat(this.deps.databaseFile + suffix)).size;
-      } catch {
-        /* the WAL files exist only while the database is open in WAL mode */
-      }
-    }
-    return total;
   }
 }

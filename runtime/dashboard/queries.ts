@@ -16,7 +16,10 @@ export interface DeliveryState {
   delivered: number;
   last_success_at: string | null;
   last_error: string | null;
+  /** when the delivery with the last error ended (null while it is still pending) */
   last_error_at: string | null;
+  /** when that delivery is tried again, while it is pending */
+  retry_at: string | null;
 }
 
 export const deliveryKey = (target: string, integrationId: string | null) => `${target}:${integrationId ?? ''}`;
@@ -44,10 +47,10 @@ export async function deliveryStates(db: Queryable): Promise<Map<string, Deliver
        FROM outbox GROUP BY target, integration_id`,
   );
   // SQLite takes the bare columns from the row holding MAX(id): the newest error of each group.
-  const errors = await db.all<{ target: string; integration_id: string | null; error: string; at: number }>(
+  const errors = await db.all<{ target: string; integration_id: string | null; error: string; at: number | null; retry: number | null }>(
     `SELECT target, integration_id, MAX(id) AS newest,
             CASE WHEN last_error <> '' THEN last_error ELSE 'HTTP ' || status_code END AS error,
-            COALESCE(finished_ms, next_attempt_ms, created_ms) AS at
+            finished_ms AS at, CASE WHEN state = 'pending' THEN next_attempt_ms END AS retry
        FROM outbox
       WHERE last_error <> '' OR (status_code IS NOT NULL AND status_code NOT BETWEEN 200 AND 299)
       GROUP BY target, integration_id`,
@@ -55,12 +58,12 @@ export async function deliveryStates(db: Queryable): Promise<Map<string, Deliver
   const states = new Map<string, DeliveryState>();
   for (const g of groups) {
     states.set(deliveryKey(g.target, g.integration_id), {
-      pending: g.pending, delivered: g.delivered, last_success_at: iso(g.last_success_ms), last_error: null, last_error_at: null,
+      pending: g.pending, delivered: g.delivered, last_success_at: iso(g.last_success_ms), last_error: null, last_error_at: null, retry_at: null,
     });
   }
   for (const e of errors) {
     const state = states.get(deliveryKey(e.target, e.integration_id));
-    if (state) Object.assign(state, { last_error: e.error, last_error_at: iso(e.at) });
+    if (state) Object.assign(state, { last_error: e.error, last_error_at: iso(e.at), retry_at: iso(e.retry) });
   }
   return states;
 }

@@ -123,7 +123,7 @@ export function dashboardRoutes(deps: DashboardRoutesDeps): { router: Router; gu
   router.get('/deliveries', async (ctx) => {
     const tenant = tenantFilter(ctx);
     const states = await deliveryStates(deps.db);
-    const empty = { pending: 0, delivered: 0, last_success_at: null, last_error: null, last_error_at: null };
+    const empty = { pending: 0, delivered: 0, last_success_at: null, last_error: null, last_error_at: null, retry_at: null };
     const integrations = (await deps.integrations.list(tenant ? { tenant } : {})).map((i) => ({
       id: i.id, tenant: i.tenant, flow: i.flow, url: shownUrl(i.url), source: i.source,
       ...(states.get(deliveryKey('webhook', i.id)) ?? empty),

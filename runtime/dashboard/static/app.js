@@ -340,7 +340,10 @@ function DeliveryLine({ name, sub, d }) {
     <td><strong>${name}</strong><div class="muted small">${sub}</div></td>
     <td class=${d.pending ? 'warn' : ''}>${d.pending}</td>
     <td>${when(d.last_success_at)}</td>
-    <td>${d.last_error ? html`<span class="error">${d.last_error}</span><div class="muted small">${when(d.last_error_at)}</div>` : '–'}</td>
+    <td>${d.last_error
+      ? html`<span class="error">${d.last_error}</span>
+          <div class="muted small">${d.retry_at ? `next try ${when(d.retry_at)}` : when(d.last_error_at)}</div>`
+      : '–'}</td>
   </tr>`;
 }
 

@@ -115,7 +115,17 @@ describe('dashboard in a real browser', function () {
 
   let id = '';
   it('sends a clip through the page, shows its result live and plays its highlight with seeking', async () => {
+    // A slow uplink (Chromium's own throttling) so the upload's progress can be seen part way.
+    const cdp = await browser.context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 64 * 1024 });
     await page.setInputFiles('#clip', clip);
+    await page.waitForFunction(() => {
+      const bar = (globalThis as any).document.querySelector('#upload-progress');
+      return !!bar && bar.value > 0 && bar.value < 1;
+    });
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await shot(page, 'desktop-upload', false);
     const detail = page.locator('.detail');
     await detail.waitFor({ timeout: 90_000 });
     const json = JSON.parse(await page.locator('#result-json').textContent() ?? '{}') as Record<string, any>;

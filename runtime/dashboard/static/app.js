@@ -263,7 +263,7 @@ function TryClip({ session, watch }) {
       <span>Pick a video, or drop one here</span>
     </label>
     ${progress !== null && html`<progress id="upload-progress" max="1" value=${progress}>${Math.round(progress * 100)}%</progress>`}
-    ${message && html`<p class="muted" role="status">${message}</p>`}
+    ${message && html`<p class="muted" role="status">${message}${progress !== null ? ` ${Math.round(progress * 100)} %` : ''}</p>`}
     ${error && html`<p class="error" role="alert">${error}</p>`}
   <//>`;
 }

@@ -1,13 +1,14 @@
 // The gateway at a glance: readiness checks, model pack and backend, queue,
 // disk against the retention bounds, database size, MQTT, uptime, version.
 // Read from the same sources as /readyz and /metrics (the readiness registry,
-// the store, statfs, store-size.ts), so the dashboard never disagrees with them.
+// the store, statfs, store-size.ts, retention's totals), so the dashboard never disagrees with them.
 import type { EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
 import type { ModelService } from '../models/model-service.js';
 import type { RetentionConfig } from '../retention/config.js';
 import type { ClassificationStore } from '../store/classifications.js';
-import type { Queryable } from '../store/db.js';
+import { RetentionQueries } from '../retention/retention-queries.js';
+import type { Database } from '../store/db.js';
 import { volumeSpace } from './core-checks.js';
 import type { ReadinessReport, Readiness } from './readiness.js';
 import { databaseBytes, mediaBytes } from './store-size.js';
@@ -16,7 +17,7 @@ export interface GatewayStatusDeps {
   readiness: Readiness;
   models: Pick<ModelService, 'status' | 'packStore'>;
   store: Pick<ClassificationStore, 'jobCounts'>;
-  db: Queryable;
+  db: Database;
   bus: EventBus;
   dataDir: string;
   databaseFile: string;
@@ -74,7 +75,7 @@ export class GatewayStatusSource implements Feature {
       d.readiness.run(),
       d.store.jobCounts(),
       mediaBytes(d.db),
-      d.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM classifications').then((r) => r?.n ?? 0),
+      new RetentionQueries(d.db).totals().then((t) => t.count), // the count retention.max_count is checked against
       databaseBytes(d.databaseFile),
       volumeSpace(d.dataDir),
     ]);

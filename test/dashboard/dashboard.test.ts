@@ -65,23 +65,6 @@ describe('dashboard in a real browser', function () {
     if (hasChromium()) console.log(`    screenshots: ${SCREENSHOTS}`);
   });
 
-  it('serves the page and its files from the daemon itself, with a policy that keeps it on its own origin', async () => {
-    const res = await fetch(`${daemon.url}/`);
-    expect(res.status).to.equal(200);
-    expect(res.headers.get('content-type')).to.match(/^text\/html/);
-    const csp = res.headers.get('content-security-policy') ?? '';
-    expect(csp).to.include("default-src 'self'").and.include("connect-src 'self'").and.include("frame-ancestors 'none'");
-    const page = await res.text();
-    expect(page).not.to.match(/https?:\/\//, 'the page loads nothing from elsewhere');
-    for (const asset of ['app.js', 'style.css', 'preact.mjs', 'hooks.mjs', 'htm.mjs']) {
-      const a = await fetch(`${daemon.url}/assets/${asset}`);
-      expect(a.status, asset).to.equal(200);
-      expect(await a.text(), asset).not.to.match(/\bfrom\s*["']https?:/);
-    }
-    expect((await fetch(`${daemon.url}/assets/..%2Fpackage.json`)).status).to.equal(404);
-    expect((await fetch(`${daemon.url}/dashboard/api/status`)).status).to.equal(401);
-  });
-
   it('refuses a wrong key, and keeps no key in the URL or a readable cookie', async () => {
     await signIn(page, daemon.url, 'not-a-key-of-this-gateway');
     await page.getByRole('alert').filter({ hasText: 'neither an admin key nor a tenant key' }).waitFor();

@@ -23,7 +23,7 @@ import { toResultJson } from '../store/result-json.js';
 import type { DashboardEvents } from './events.js';
 import { requireSameOrigin, sessionGuard } from './guard.js';
 import { deliveryKey, deliveryStates, lastCapture, recentClassifications } from './queries.js';
-import { SESSION_COOKIE, SESSION_IDLE_MS, type Sessions } from './sessions.js';
+import { SESSION_COOKIE, type Sessions } from './sessions.js';
 
 export interface DashboardRoutesDeps {
   config: Config;
@@ -76,7 +76,8 @@ export function signInRoutes(deps: Pick<DashboardRoutesDeps, 'keys' | 'sessions'
       throw new ApiError(401, 'unauthorized', 'this key is neither an admin key nor a tenant key');
     }
     const { token, session } = deps.sessions.open(admin ? 'admin' : 'tenant', tenant ?? null);
-    ctx.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', path: '/', maxAge: SESSION_IDLE_MS, overwrite: true });
+    // A browser-session cookie (no expiry): the daemon ends the session after SESSION_IDLE_MS unused.
+    ctx.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', path: '/', overwrite: true });
     deps.log.info('dashboard sign-in', { role: session.role, tenant: session.tenant });
     ctx.body = { role: session.role, tenant: session.tenant };
   });

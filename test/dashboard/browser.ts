@@ -17,8 +17,8 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** A headless Chromium with its own fresh user-data-dir, at the given window size. */
-export async function launchBrowser(viewport: { width: number; height: number }, mobile = false): Promise<Browser> {
+/** A headless Chromium with its own fresh user-data-dir, at the given window size and colour scheme. */
+export async function launchBrowser(viewport: { width: number; height: number }, mobile = false, colorScheme: 'light' | 'dark' = 'light'): Promise<Browser> {
   const profile = tempDir('vigil-chromium-');
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -27,6 +27,7 @@ export async function launchBrowser(viewport: { width: number; height: number },
     isMobile: mobile,
     hasTouch: mobile,
     deviceScaleFactor: mobile ? 2 : 1,
+    colorScheme,
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',

@@ -212,8 +212,8 @@ describe('dashboard in a real browser', function () {
     expect(await countClassifications(page)).to.equal(before);
   });
 
-  it('looks right on a phone', async () => {
-    const phone = await launchBrowser({ width: 390, height: 844 }, true);
+  it('looks right on a phone (in the dark scheme)', async () => {
+    const phone = await launchBrowser({ width: 390, height: 844 }, true, 'dark');
     try {
       const p = phone.context.pages()[0] ?? (await phone.context.newPage());
       await signIn(p, daemon.url, daemon.adminKey);

@@ -23,6 +23,9 @@ import { JobRunner } from './jobs/runner.js';
 import { buildRetention } from './retention/wiring.js';
 import { buildCapture } from './capture/wiring.js';
 import { buildOps } from './ops/wiring.js';
+import { runtimeVersion } from './ops/version.js';
+import { GatewayOverview } from './ops/overview.js';
+import { buildDashboard } from './dashboard/wiring.js';
 import { renderHighlight } from './highlight/render.js';
 import type { ClassifierSource } from './jobs/stages.js';
 import { Database } from './store/db.js';
@@ -78,25 +81,32 @@ export class Daemon {
     const delivery = await buildDelivery(config, { db, store, bus, dataDir, defaultFlows: keys.defaultFlows, log });
     const capture = buildCapture(config, { intake, store, files, bus, defaultFlows: keys.defaultFlows, log, admission: retention.admission });
 
+    const classification = {
+      store, files, intake, deleter, bus,
+      maxUploadBytes: config.server.max_upload_bytes,
+      syncTimeoutMs: config.server.sync_timeout_s * 1000,
+      admission: retention.admission,
+    };
+    const apiKeys = new Keys({ tenants: keys.tenants, admin: keys.admin });
+    const overview = new GatewayOverview({
+      readiness: ops.readiness, models, store, db, bus, dataDir,
+      databaseFile: path.resolve(dataDir, config.storage.database),
+      retention: config.retention, mqtt: config.mqtt, version: runtimeVersion(),
+    });
+    const dashboard = buildDashboard(config, { keys: apiKeys, tenants: keys.defaultFlows, db, status: overview, classification, log });
+
     const mounts: Mount[] = [
       ops.mount,
       { access: 'public', router: openApiRoutes() },
-      {
-        access: 'tenant',
-        router: classificationRoutes({
-          store, files, intake, deleter, bus,
-          maxUploadBytes: config.server.max_upload_bytes,
-          syncTimeoutMs: config.server.sync_timeout_s * 1000,
-          admission: retention.admission,
-        }),
-      },
+      { access: 'tenant', router: classificationRoutes(classification) },
       delivery.adminMount,
       capture.mount,
+      ...dashboard.mounts,
     ];
     const http = new HttpServer({
       host: config.server.host,
       port: config.server.port,
-      keys: new Keys({ tenants: keys.tenants, admin: keys.admin }),
+      keys: apiKeys,
       mounts,
       log: log.child('http'),
       bus,
@@ -105,7 +115,10 @@ export class Daemon {
     // Started in this order, stopped in reverse: the API goes first on shutdown,
     // so no new work arrives while running jobs finish or go back to the queue.
     // Metrics listen before anything emits; the systemd notifier says READY=1 last and STOPPING=1 first.
-    const features: Feature[] = [ops.metrics, ...delivery.features, models, modelUpdater, runner, retention.feature, ...capture.features, http, ops.notifier];
+    // The dashboard's live streams end before the server closes, so it need not cut them.
+    const features: Feature[] = [
+      ops.metrics, overview, ...delivery.features, models, modelUpdater, runner, retention.feature, ...capture.features, http, ...dashboard.features, ops.notifier,
+    ];
     return new Daemon(config, db, bus, http, new Controller(features, log), log);
   }
 

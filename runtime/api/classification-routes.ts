@@ -24,6 +24,8 @@ export interface ClassificationRoutesDeps {
   syncTimeoutMs: number;
   /** extra checks before an upload is read (e.g. disk pressure -> 507) */
   admission?: (ctx: Context) => Promise<void>;
+  /** where the routes sit: '' for the API, '/dashboard' for the dashboard's copy behind its session cookie */
+  prefix?: string;
 }
 
 /** Rejects malformed ids (and so any path trickery) before they reach the store. */
@@ -34,7 +36,7 @@ async function checkId(id: string, ctx: Context, next: Next) {
 }
 
 export function classificationRoutes(deps: ClassificationRoutesDeps): Router {
-  const router = new Router();
+  const router = new Router(deps.prefix ? { prefix: deps.prefix } : {});
   router.param('id', checkId);
 
   router.post('/api/classify', async (ctx) => {

@@ -15,6 +15,8 @@ export interface Mount {
   router: Router;
   /** public: no key (health, metrics); tenant: a tenant key; admin: an admin key */
   access: 'public' | 'tenant' | 'admin';
+  /** authentication of its own, used instead of the key check of access (the dashboard's session cookie) */
+  guard?: Middleware;
 }
 
 export interface HttpServerOptions {
@@ -78,7 +80,7 @@ export function buildApp(options: Omit<HttpServerOptions, 'host' | 'port'>): Koa
   app.use(requestLog(options.log, options.bus));
   app.use(errorBody(options.log));
   for (const mount of options.mounts) {
-    const auth = guard(mount.access, options.keys);
+    const auth = mount.guard ?? guard(mount.access, options.keys);
     const routes = mount.router.routes();
     const allowed = mount.router.allowedMethods();
     // Authenticate only requests this router would answer, so one router's guard never hides another's paths.

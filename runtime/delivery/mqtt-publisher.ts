@@ -13,6 +13,7 @@ import { errorMessage } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { CoalescingPump } from '../core/pump.js';
+import { volumeSpace } from '../ops/core-checks.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import { toResultJson } from '../store/result-json.js';
 import { Backoff } from './backoff.js';
@@ -229,7 +230,7 @@ export class MqttPublisher implements Feature {
       const [jobs, outbox, disk] = await Promise.all([
         this.deps.store.jobCounts(),
         this.deps.outbox.summary(),
-        fs.promises.statfs(this.deps.dataDir).catch(() => undefined),
+        volumeSpace(this.deps.dataDir).catch(() => undefined),
       ]);
       const status = {
         state: 'online',
@@ -237,7 +238,7 @@ export class MqttPublisher implements Feature {
         queue: { queued: jobs.queued, running: jobs.running },
         model: this.model ? { name: this.model.name, version: this.model.version } : null,
         backend: this.model?.backend ?? null,
-        disk: disk ? { free_bytes: disk.bavail * disk.bsize, total_bytes: disk.blocks * disk.bsize } : null,
+        disk: disk ? { free_bytes: disk.freeBytes, total_bytes: disk.totalBytes } : null,
         outbox: { pending: outbox.pending, delivered: outbox.delivered, dropped: outbox.dropped },
       };
       await this.publish(client, this.topics.status, JSON.stringify(status), true);

@@ -21,6 +21,8 @@ import { pullPack } from './pull.js';
 interface Loaded {
   pack: InstalledPack;
   backend: Backend;
+  /** why this backend was chosen (auto, configured, fallback) */
+  reason: string;
   runtime: PackRuntime;
   classifier: ClipClassifier;
   leases: number;
@@ -30,6 +32,8 @@ interface Loaded {
 export interface ModelStatus {
   pack: string | null;
   backend: string | null;
+  /** why the backend was chosen */
+  reason: string | null;
   error: string | null;
 }
 
@@ -56,6 +60,7 @@ export class ModelService implements Feature, ClassifierSource {
     return {
       pack: this.current ? this.current.pack.id : null,
       backend: this.current ? this.current.backend.name : null,
+      reason: this.current ? this.current.reason : null,
       error: this.current ? null : this.lastError,
     };
   }
@@ -161,7 +166,7 @@ export class ModelService implements Feature, ClassifierSource {
         manifest: pack.manifest, models: runtime.models, pool: runtime.pool, backend: backend.name, maxFrames: inference.max_frames,
       });
       this.retire();
-      this.current = { pack, backend, runtime, classifier, leases: 0, retired: false };
+      this.current = { pack, backend, reason: choice.reason, runtime, classifier, leases: 0, retired: false };
       this.lastError = null;
       this.log.info('model pack active', {
         pack: pack.id, backend: backend.name, reason: choice.reason, workers, threads: inference.threads,

@@ -2,10 +2,10 @@
 // data volume, /proc) whenever asked, so it is right after a restart too. The
 // metrics gauges are set from it at each scrape; anything else that shows the
 // gateway's state (a dashboard) reads the same object.
-import fs from 'node:fs';
 import type { Queryable } from '../store/db.js';
 import { ChildrenSampler, type ChildKind } from './children.js';
 import { volumeSpace } from './core-checks.js';
+import { databaseBytes as databaseFileBytes, mediaBytes as storedMediaBytes } from './store-size.js';
 
 export interface StatusDeps {
   db: Queryable;
@@ -42,8 +42,8 @@ export class StatusReader {
     const [jobs, outboxPending, mediaBytes, databaseBytes, disk] = await Promise.all([
       this.countBy('SELECT state AS k, COUNT(*) AS n FROM jobs GROUP BY state', JOB_STATES),
       this.countBy(`SELECT target AS k, COUNT(*) AS n FROM outbox WHERE state = 'pending' GROUP BY target`, DELIVERY_TARGETS),
-      this.mediaBytes(),
-      this.databaseBytes(),
+      storedMediaBytes(this.deps.db),
+      databaseFileBytes(this.deps.databaseFile),
       volumeSpace(this.deps.dataDir),
     ]);
     const children = this.children.sample();
@@ -62,29 +62,5 @@ export class StatusReader {
     const out: Record<string, number> = Object.fromEntries(always.map((k) => [k, 0]));
     for (const row of await this.deps.db.all<{ k: string; n: number }>(sql)) out[row.k] = row.n;
     return out;
-  }
-
-  private async mediaBytes(): Promise<number> {
-    // media_totals is kept by triggers (no table scan); the sum is the fallback for a store without it
-    try {
-      const row = await this.deps.db.get<{ n: number }>('SELECT media_bytes AS n FROM media_totals WHERE id = 1');
-      if (row) return row.n;
-    } catch {
-      /* no media_totals table */
-    }
-    const row = await this.deps.db.get<{ n: number }>('SELECT COALESCE(SUM(clip_bytes + highlight_bytes), 0) AS n FROM classifications');
-    return row?.n ?? 0;
-  }
-
-  private async databaseBytes(): Promise<number> {
-    let total = 0;
-    for (const suffix of ['', '-wal', '-shm']) {
-      try {
-        total += (await fs.promises.stat(this.deps.databaseFile + suffix)).size;
-      } catch {
-        /* the WAL files exist only while the database is open in WAL mode */
-      }
-    }
-    return total;
   }
 }

@@ -1,0 +1,109 @@
+// Live updates for open dashboards: a server-sent event stream per page that
+// carries the same result JSON as GET /api/result/<id> (toResultJson) when a
+// clip is accepted, starts and becomes final, and the id of a deleted one.
+// A tenant's stream carries only that tenant's classifications. Streams end
+// in stop() (else HttpServer.stop() would cut them after 2 s) and when their
+// session signs out.
+import { PassThrough } from 'node:stream';
+import type { Context } from 'koa';
+import type { EventBus } from '../core/bus.js';
+import { errorMessage } from '../core/errors.js';
+import type { Feature } from '../core/feature.js';
+import type { Logger } from '../core/log.js';
+import type { ClassificationStore } from '../store/classifications.js';
+import { toResultJson } from '../store/result-json.js';
+import type { Session } from './sessions.js';
+
+interface Stream {
+  session: Session;
+  out: PassThrough;
+}
+
+/** a comment line this often keeps proxies and phones from closing an idle stream */
+const HEARTBEAT_MS = 25_000;
+
+export class DashboardEvents implements Feature {
+  readonly name = 'dashboard-events';
+  private readonly streams = new Set<Stream>();
+  private unsubscribe: Array<() => void> = [];
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly deps: { bus: EventBus; store: Pick<ClassificationStore, 'get'>; sessionOpen: (id: string) => boolean; log: Logger },
+  ) {}
+
+  async start(): Promise<void> {
+    const { bus } = this.deps;
+    const sendResult = ({ id, tenant }: { id: string; tenant: string }) => this.sendResult(id, tenant);
+    this.unsubscribe = [
+      bus.on('job.accepted', sendResult),
+      bus.on('job.started', sendResult),
+      bus.on('result.final', sendResult),
+      bus.on('classification.deleted', ({ id, tenant }) => this.send(tenant, 'deleted', { id })),
+    ];
+    this.heartbeat = setInterval(() => this.sweep(), HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  async stop(): Promise<void> {
+    for (const off of this.unsubscribe) off();
+    this.unsubscribe = [];
+    clearInterval(this.heartbeat);
+    for (const stream of this.streams) stream.out.end();
+    this.streams.clear();
+  }
+
+  /** Answers GET .../events with a stream that lasts until the page, the session or the daemon ends it. */
+  open(ctx: Context): void {
+    const stream: Stream = { session: ctx.state.session, out: new PassThrough() };
+    this.streams.add(stream);
+    const drop = () => {
+      this.streams.delete(stream);
+      stream.out.end();
+    };
+    ctx.req.once('close', drop);
+    ctx.req.socket.setTimeout(0);
+    ctx.req.socket.setNoDelay(true);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('X-Accel-Buffering', 'no');
+    ctx.type = 'text/event-stream';
+    ctx.status = 200;
+    ctx.body = stream.out;
+    stream.out.write('retry: 3000\n: connected\n\n');
+  }
+
+  /** Ends the streams of a session that signed out. */
+  endSession(sessionId: string): void {
+    for (const stream of this.streams) {
+      if (stream.session.id === sessionId) {
+        this.streams.delete(stream);
+        stream.out.end();
+      }
+    }
+  }
+
+  private async sendResult(id: string, tenant: string): Promise<void> {
+    if (!this.streams.size) return;
+    try {
+      const row = await this.deps.store.get(id);
+      if (row) this.send(tenant, 'result', toResultJson(row));
+    } catch (err) {
+      this.deps.log.warn('dashboard event not sent', { id, error: errorMessage(err) });
+    }
+  }
+
+  private send(tenant: string, event: string, data: unknown): void {
+    const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const stream of this.streams) {
+      if (stream.session.tenant !== null && stream.session.tenant !== tenant) continue;
+      stream.out.write(text);
+    }
+  }
+
+  private sweep(): void {
+    for (const stream of this.streams) {
+      if (!this.deps.sessionOpen(stream.session.id)) this.endSession(stream.session.id);
+      else stream.out.write(': heartbeat\n\n');
+    }
+  }
+}

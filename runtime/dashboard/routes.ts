@@ -1,0 +1,194 @@
+// The dashboard's JSON API under /dashboard/api (session cookie, see guard.ts):
+// sign-in and sign-out, the status, recent classifications, live events,
+// deliveries, cameras and watch folders, and the model packs. The per-clip
+// routes (upload, result, highlight, delete) are the API's own handlers
+// mounted again under /dashboard (see wiring.ts), so they answer the same JSON.
+import fs from 'node:fs';
+import path from 'node:path';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { koaBody } from 'koa-body';
+import { z } from 'zod';
+import { ApiError } from '../api/errors.js';
+import type { Keys } from '../api/auth.js';
+import type { Camera, WatchFolder } from '../capture/resolve.js';
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../core/log.js';
+import type { Integrations } from '../delivery/integrations.js';
+import { BUNDLED_PACKS } from '../models/manifest.js';
+import { modelsActivate, modelsPull, modelsRollback, packStoreOf } from '../models/commands.js';
+import type { GatewayOverview } from '../ops/overview.js';
+import type { Queryable } from '../store/db.js';
+import { toResultJson } from '../store/result-json.js';
+import type { DashboardEvents } from './events.js';
+import { requireSameOrigin, sessionGuard } from './guard.js';
+import { deliveryKey, deliveryStates, lastCapture, recentClassifications } from './queries.js';
+import { SESSION_COOKIE, type Sessions } from './sessions.js';
+
+export interface DashboardRoutesDeps {
+  config: Config;
+  keys: Keys;
+  sessions: Sessions;
+  /** tenant id -> its default flow */
+  tenants: Map<string, string>;
+  db: Queryable;
+  status: GatewayOverview;
+  events: DashboardEvents;
+  integrations: Integrations;
+  cameras: Camera[];
+  watchFolders: WatchFolder[];
+  log: Logger;
+}
+
+const json = koaBody({ json: true, jsonStrict: true, jsonLimit: '4kb', multipart: false, urlencoded: false, text: false });
+
+function parse<T>(schema: z.ZodType<T>, ctx: Context): T {
+  const parsed = schema.safeParse(ctx.request.body ?? {});
+  if (parsed.success) return parsed.data;
+  throw new ApiError(400, 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
+}
+
+/** A camera or broker URL as it may be shown: no credentials, no query. */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+const adminOnly = (ctx: Context) => {
+  if (ctx.state.session.role !== 'admin') throw new ApiError(403, 'admin_only', 'sign in with an admin key for this');
+};
+
+export function signInRoutes(deps: Pick<DashboardRoutesDeps, 'keys' | 'sessions' | 'log'>): Router {
+  const router = new Router({ prefix: '/dashboard/api' });
+  // Sign-in takes the key in a JSON body (never a URL), from this origin only, so
+  // no other site can sign a browser in to a session of its choosing.
+  router.post('/session', json, async (ctx) => {
+    requireSameOrigin(ctx);
+    const { key } = parse(z.strictObject({ key: z.string().min(1).max(512) }), ctx);
+    const admin = deps.keys.isAdmin(key);
+    const tenant = admin ? undefined : deps.keys.tenantOf(key);
+    if (!admin && !tenant) {
+      deps.log.warn('dashboard sign-in refused: unknown key', { ip: ctx.ip });
+      throw new ApiError(401, 'unauthorized', 'this key is neither an admin key nor a tenant key');
+    }
+    const { token, session } = deps.sessions.open(admin ? 'admin' : 'tenant', tenant ?? null);
+    // A browser-session cookie (no expiry): the daemon ends the session after SESSION_IDLE_MS unused.
+    ctx.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', path: '/', overwrite: true });
+    deps.log.info('dashboard sign-in', { role: session.role, tenant: session.tenant });
+    ctx.body = { role: session.role, tenant: session.tenant };
+  });
+  return router;
+}
+
+export function dashboardRoutes(deps: DashboardRoutesDeps): { router: Router; guard: ReturnType<typeof sessionGuard> } {
+  const router = new Router({ prefix: '/dashboard/api' });
+  const guard = sessionGuard({ sessions: deps.sessions, tenants: new Set(deps.tenants.keys()) });
+  const tenantFilter = (ctx: Context) => ctx.state.session.tenant;
+
+  router.get('/session', (ctx) => {
+    const { session } = ctx.state;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      role: session.role,
+      tenant: session.tenant,
+      tenants: session.tenant ? [session.tenant] : [...deps.tenants.keys()],
+      csrf: session.csrf,
+    };
+  });
+
+  router.delete('/session', (ctx) => {
+    deps.sessions.close(ctx.state.session.id);
+    deps.events.endSession(ctx.state.session.id);
+    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', path: '/', maxAge: 0, overwrite: true });
+    ctx.status = 204;
+  });
+
+  router.get('/status', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await deps.status.read();
+  });
+
+  router.get('/classifications', async (ctx) => {
+    const limit = Math.min(200, Math.max(1, Number(ctx.query.limit) || 50));
+    const rows = await recentClassifications(deps.db, tenantFilter(ctx), limit);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { classifications: rows.map(toResultJson) };
+  });
+
+  router.get('/events', (ctx) => deps.events.open(ctx));
+
+  router.get('/deliveries', async (ctx) => {
+    const tenant = tenantFilter(ctx);
+    const states = await deliveryStates(deps.db);
+    const empty = { pending: 0, delivered: 0, last_success_at: null, last_error: null, last_error_at: null, retry_at: null };
+    const integrations = (await deps.integrations.list(tenant ? { tenant } : {})).map((i) => ({
+      id: i.id, tenant: i.tenant, flow: i.flow, url: shownUrl(i.url), source: i.source,
+      ...(states.get(deliveryKey('webhook', i.id)) ?? empty),
+    }));
+    const mqtt = tenant === null && deps.config.mqtt.enabled
+      ? { url: shownUrl(deps.config.mqtt.url), ...(states.get(deliveryKey('mqtt', null)) ?? empty) }
+      : null;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { integrations, mqtt };
+  });
+
+  router.get('/cameras', async (ctx) => {
+    const tenant = tenantFilter(ctx);
+    const mine = <T extends { tenant: string }>(list: T[]) => list.filter((x) => tenant === null || x.tenant === tenant);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      cameras: await Promise.all(mine(deps.cameras).map(async (c) => ({
+        id: c.id, tenant: c.tenant, url: shownUrl(c.url), last_capture_at: await lastCapture(deps.db, c.tenant, c.id),
+      }))),
+      watch_folders: await Promise.all(mine(deps.watchFolders).map(async (w) => ({
+        path: w.path, tenant: w.tenant, camera_id: w.cameraId, last_capture_at: await lastCapture(deps.db, w.tenant, w.cameraId),
+      }))),
+    };
+  });
+
+  // Model packs: the same pack store and checks as `vigil models ...`; the
+  // running pipeline swaps to a newly active pack on its next clip.
+  router.get('/models', (ctx) => {
+    adminOnly(ctx);
+    const store = packStoreOf(deps.config);
+    const active = store.activeId();
+    const rollback = store.history().find((id) => store.get(id)) ?? null;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      active,
+      rollback_target: rollback,
+      installed: store.installed().map((p) => ({
+        id: p.id, name: p.manifest.name, version: p.manifest.version,
+        models: p.manifest.models.map((m) => m.id), active: p.id === active, rollback_target: p.id === rollback,
+      })),
+      available: fs.readdirSync(BUNDLED_PACKS).filter((name) => fs.existsSync(path.join(BUNDLED_PACKS, name, 'manifest.json'))).sort(),
+      configured: deps.config.models.pack,
+    };
+  });
+
+  const packCommand = async (ctx: Context, run: () => Promise<string> | string) => {
+    adminOnly(ctx);
+    try {
+      ctx.body = { active: await run() };
+    } catch (err) {
+      throw new ApiError(409, 'model_pack', (err as Error).message);
+    }
+  };
+  router.post('/models/pull', json, async (ctx) => {
+    const { pack } = parse(z.strictObject({ pack: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/).optional() }), ctx);
+    await packCommand(ctx, () => modelsPull(deps.config, { pack }, deps.log.child('models')));
+  });
+  router.post('/models/activate', json, async (ctx) => {
+    const { id } = parse(z.strictObject({ id: z.string().min(1).max(200) }), ctx);
+    await packCommand(ctx, () => modelsActivate(deps.config, id));
+  });
+  router.post('/models/rollback', async (ctx) => {
+    await packCommand(ctx, () => modelsRollback(deps.config));
+  });
+
+  return { router, guard };
+}

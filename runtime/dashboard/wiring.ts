@@ -1,0 +1,51 @@
+// Builds the dashboard for the composition root: its mounts on the one HTTP
+// server (the page and sign-in, its JSON API, and the API's per-clip routes
+// again under /dashboard behind the session cookie) and its live-event feature.
+import type { Keys } from '../api/auth.js';
+import { classificationRoutes, type ClassificationRoutesDeps } from '../api/classification-routes.js';
+import type { Mount } from '../api/server.js';
+import { resolveCameras, resolveWatchFolders } from '../capture/resolve.js';
+import type { Config } from '../config/schema.js';
+import type { Feature } from '../core/feature.js';
+import type { Logger } from '../core/log.js';
+import { Integrations } from '../delivery/integrations.js';
+import type { GatewayOverview } from '../ops/overview.js';
+import type { Database } from '../store/db.js';
+import { DashboardEvents } from './events.js';
+import { requireTenantChoice } from './guard.js';
+import { pageRoutes } from './page.js';
+import { dashboardRoutes, signInRoutes } from './routes.js';
+import { Sessions } from './sessions.js';
+
+export interface DashboardDeps {
+  keys: Keys;
+  /** tenant id -> its default flow */
+  tenants: Map<string, string>;
+  db: Database;
+  status: GatewayOverview;
+  classification: Omit<ClassificationRoutesDeps, 'prefix'>;
+  log: Logger;
+}
+
+export function buildDashboard(config: Config, deps: DashboardDeps): { features: Feature[]; mounts: Mount[] } {
+  const log = deps.log.child('dashboard');
+  const sessions = new Sessions();
+  const events = new DashboardEvents({ bus: deps.classification.bus, store: deps.classification.store, sessionOpen: (id) => sessions.isOpen(id), log });
+  const api = dashboardRoutes({
+    config, keys: deps.keys, sessions, tenants: deps.tenants, db: deps.db, status: deps.status, events,
+    integrations: new Integrations(deps.db),
+    cameras: resolveCameras(config),
+    watchFolders: resolveWatchFolders(config),
+    log,
+  });
+  const perClip = classificationRoutes({ ...deps.classification, prefix: '/dashboard' });
+  return {
+    features: [events],
+    mounts: [
+      { access: 'public', router: pageRoutes() },
+      { access: 'public', router: signInRoutes({ keys: deps.keys, sessions, log }) },
+      { access: 'tenant', guard: api.guard, router: api.router },
+      { access: 'tenant', guard: (ctx, next) => api.guard(ctx, () => requireTenantChoice(ctx, next)), router: perClip },
+    ],
+  };
+}

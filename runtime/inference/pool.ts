@@ -21,6 +21,8 @@ export interface PoolOptions {
   workers: number;
   /** an inference slower than this counts as hung */
   timeoutMs: number;
+  /** time one inference per model when the workers start (for the log); a one-shot run skips it */
+  timed?: boolean;
   log: Logger;
 }
 
@@ -47,7 +49,7 @@ function kill(worker: Worker): void {
 }
 
 /** Starts a worker and waits until its interpreters are loaded and ran once. */
-function startWorker(models: WorkerModel[]): Promise<{ worker: Worker; inferMs: Record<string, number> }> {
+function startWorker(models: WorkerModel[], timed: boolean): Promise<{ worker: Worker; inferMs: Record<string, number> }> {
   return new Promise((resolve, reject) => {
     // "advanced" serialization carries typed arrays as binary, not JSON.
     const worker = fork(WORKER_PATH, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
@@ -64,7 +66,7 @@ function startWorker(models: WorkerModel[]): Promise<{ worker: Worker; inferMs: 
         reject(new Error(message.type === 'failed' ? message.message : 'unexpected worker message'));
       }
     });
-    worker.send({ type: 'load', models });
+    worker.send({ type: 'load', models, timed });
   });
 }
 
@@ -83,7 +85,7 @@ export class InterpreterPool {
 
   /** Loads every model in every worker; rejects with the loader's message if a model does not load or run. */
   static async open(models: WorkerModel[], options: PoolOptions): Promise<InterpreterPool> {
-    const started = await Promise.allSettled(Array.from({ length: options.workers }, () => startWorker(models)));
+    const started = await Promise.allSettled(Array.from({ length: options.workers }, () => startWorker(models, options.timed ?? true)));
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     const ready = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
     if (failed) {
@@ -191,7 +193,7 @@ export class InterpreterPool {
     slot.worker.on('error', () => undefined);
     kill(slot.worker);
     if (this.closed) return;
-    startWorker(this.models).then(
+    startWorker(this.models, false).then(
       ({ worker }) => (this.closed ? kill(worker) : this.adopt(worker)),
       (err: Error) => {
         this.options.log.error('could not rebuild an inference worker', { err: err.message });

@@ -35,17 +35,19 @@ function copyOutput(data: unknown): InferenceOutput {
 const reply = (message: WorkerReply) => process.send!(message);
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-function loadAll(models: WorkerModel[]): void {
+function loadAll(models: WorkerModel[], timed: boolean): void {
   try {
     const timings: Record<string, number> = {};
     for (const model of models) {
       const runner = load(model);
-      // One run on a blank input proves the model executes; the second measures it.
+      // One run on a blank input proves the model executes; a second one, when asked, measures it.
       (runner.getInputs()[0]!.data() as Uint8Array).fill(0);
       runner.infer();
-      const started = performance.now();
-      runner.infer();
-      timings[model.id] = performance.now() - started;
+      if (timed) {
+        const started = performance.now();
+        runner.infer();
+        timings[model.id] = performance.now() - started;
+      }
       runners.set(model.id, runner);
     }
     reply({ type: 'ready', inferMs: timings });
@@ -72,8 +74,8 @@ function infer(request: WorkerRequest): void {
   }
 }
 
-process.on('message', (message: { type: 'load'; models: WorkerModel[] } | ({ type: 'infer' } & WorkerRequest)) => {
-  if (message.type === 'load') loadAll(message.models);
+process.on('message', (message: { type: 'load'; models: WorkerModel[]; timed: boolean } | ({ type: 'infer' } & WorkerRequest)) => {
+  if (message.type === 'load') loadAll(message.models, message.timed);
   else infer(message);
 });
 // The daemon went away (even by kill -9): nothing left to serve.

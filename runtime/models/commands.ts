@@ -56,7 +56,9 @@ export function modelsRollback(config: Config): string {
 
 /** Classifies one clip with the active pack and returns its analysis. */
 export async function classifyFile(config: Config, file: string, log: Logger) {
-  const service = new ModelService({ models: config.models, inference: config.inference, dataDir: path.resolve(config.storage.data_dir) }, new EventBus(log), log);
+  // One clip: one interpreter worker is enough, and its start-up is the fixed cost of the command.
+  const inference = { ...config.inference, workers: 1 };
+  const service = new ModelService({ models: config.models, inference, dataDir: path.resolve(config.storage.data_dir), oneShot: true }, new EventBus(log), log);
   await service.start();
   await service.ready();
   try {

@@ -21,6 +21,8 @@ export interface LoadOptions {
   workers: number;
   threads: number;
   timeoutMs: number;
+  /** time one inference per model at load (logged); false for one-shot runs */
+  timed?: boolean;
   log: Logger;
 }
 
@@ -53,7 +55,7 @@ export async function loadPack(dir: string, manifest: Manifest, options: LoadOpt
         threads: options.threads,
         ...(options.backend.delegate ? { delegate: options.backend.delegate } : {}),
       })),
-      { workers: options.workers, timeoutMs: options.timeoutMs, log: options.log },
+      { workers: options.workers, timeoutMs: options.timeoutMs, timed: options.timed ?? true, log: options.log },
     );
   } catch (err) {
     throw new Error(`${packName} does not load: ${explainLoadError((err as Error).message, options.backend)}`);

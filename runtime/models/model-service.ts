@@ -51,7 +51,7 @@ export class ModelService implements Feature, ClassifierSource {
   private initialPull: Promise<void> | undefined;
 
   constructor(
-    private readonly config: { models: ModelsConfig; inference: InferenceConfig; dataDir: string },
+    private readonly config: { models: ModelsConfig; inference: InferenceConfig; dataDir: string; oneShot?: boolean },
     private readonly bus: EventBus,
     private readonly log: Logger,
   ) {}
@@ -151,7 +151,7 @@ export class ModelService implements Feature, ClassifierSource {
       const workers = inference.workers === 'auto' ? Math.max(1, os.availableParallelism()) : inference.workers;
       let choice = chooseBackend(inference.device, pack.manifest);
       let backend = choice.backend;
-      const options = { workers, threads: inference.threads, timeoutMs: inference.timeout_ms, log: this.log.child('inference') };
+      const options = { workers, threads: inference.threads, timeoutMs: inference.timeout_ms, timed: !this.config.oneShot, log: this.log.child('inference') };
       let runtime: PackRuntime;
       try {
         runtime = await loadPack(pack.dir, pack.manifest, { ...options, backend });

@@ -165,15 +165,20 @@ export class ClipClassifier implements Classifier {
       }
       return found.detections;
     };
-    // A detector looks at the whole frame, then at the region around the motion, where a far
-    // person is larger in its input, unless what it found already explains the motion; what
-    // both found once is merged. The other tasks look at the region when there is one (the
-    // moving object, larger) and at the whole frame otherwise.
-    await Promise.all(this.options.models.map(async (model) => {
-      if (model.entry.task !== 'detection') return run(model, choice.crop);
-      const inWhole = await run(model, undefined);
-      if (choice.crop && !this.explains(inWhole, choice.sample.region!)) await run(model, choice.crop);
-    }));
+    // A detector looks at the whole frame first. When what it is sure of holds most of the
+    // moving area, the motion is explained and nothing more runs on this frame. Otherwise it
+    // looks again at the region around the motion, where a far person is larger in its input,
+    // and the other tasks (a classifier for what the detector does not know) look at the region
+    // when there is one and at the whole frame otherwise. What several views found is merged.
+    const detectors = this.options.models.filter((m) => m.entry.task === 'detection');
+    const others = this.options.models.filter((m) => m.entry.task !== 'detection');
+    const seen = (await Promise.all(detectors.map((m) => run(m, undefined)))).flat();
+    if (detectors.length === 0 || !this.explains(seen, choice.sample.region!)) {
+      await Promise.all([
+        ...(choice.crop ? detectors.map((m) => run(m, choice.crop)) : []),
+        ...others.map((m) => run(m, choice.crop)),
+      ]);
+    }
     return { findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress(detections) }, inferenceMs, inferences, byModel };
   }
 

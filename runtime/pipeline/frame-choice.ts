@@ -17,14 +17,14 @@ export interface ChosenFrame {
   crop: Box | undefined;
 }
 
-/** One more frame for every this many seconds of motion... */
-const SECONDS_PER_FRAME = 3;
+/** A frame for every this many seconds of motion... */
+const SECONDS_PER_FRAME = 1.5;
 /** ...and never fewer than this: a person must be seen twice to be confirmed when unsure. */
-const MIN_FRAMES = 4;
+const MIN_FRAMES = 3;
 
 /** Frames for a clip whose motion lasts `seconds`. */
 export function framesFor(seconds: number, max: number): number {
-  return Math.min(max, Math.max(MIN_FRAMES, 1 + Math.ceil(seconds / SECONDS_PER_FRAME)));
+  return Math.min(max, Math.max(MIN_FRAMES, Math.ceil(seconds / SECONDS_PER_FRAME)));
 }
 
 /** A region covering more of the frame than this adds little to the whole frame: not worth a run. */

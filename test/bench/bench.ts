@@ -6,6 +6,7 @@ import { media } from '../support/paths.js';
 import { benchDaemon } from './daemon-bench.js';
 import { benchHighlight } from './highlight-bench.js';
 import { benchPipeline } from './pipeline-bench.js';
+import { NaivePipeline } from './naive-bench.js';
 import { benchQuality, madeClips, realClips } from './quality-bench.js';
 import { benchRetention } from './retention-bench.js';
 import { formatTable } from './table.js';
@@ -33,9 +34,11 @@ async function main(): Promise<void> {
   // Quality first: the default pack beside the first one (deeplab) in the same run, one
   // interpreter worker each, so CPU per clip compares like with like.
   const known = [...realClips(), ...(await madeClips())];
-  const quality = [await benchQuality('deeplab', known), await benchQuality('default', known)];
+  const naive = await NaivePipeline.open('default');
+  const quality = [await benchQuality('deeplab', known), await benchQuality('default', known, (file) => naive.run(file))];
+  await naive.close();
   const old = quality[0]!;
-  process.stdout.write(formatTable('Quality on clips with a known answer (real camera clips first; target: every real clip right, CPU per clip not above the deeplab pack\'s)',
+  process.stdout.write(formatTable('Quality on clips with a known answer (real camera clips first; targets: every real clip right, CPU per clip not above the deeplab pack\'s, wall time not above the naive pipeline\'s: 1 frame per second, both models on every whole frame)',
     known.flatMap((_, i) => quality.map((q) => q.rows[i]!))) + '\n');
   process.stdout.write(formatTable('Quality totals', quality.map((q) => ({
     pack: q.pack,

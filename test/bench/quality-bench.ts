@@ -95,8 +95,14 @@ export interface QualityRun {
   cpuSeconds: number;
 }
 
-/** Classifies every clip with one pack (pulled from the shared models) and scores it. */
-export async function benchQuality(pack: string, clips: Expectation[]): Promise<QualityRun> {
+/** What the naive pipeline cost on a clip (naive-bench.ts), for the side-by-side columns. */
+export type NaiveRunner = (file: string) => Promise<{ wallMs: number; cpuMs: number; inferences: number }>;
+
+/**
+ * Classifies every clip with one pack (pulled from the shared models) and scores it; with
+ * `naive`, the naive pipeline runs each clip too, and its cost stands beside the pack's.
+ */
+export async function benchQuality(pack: string, clips: Expectation[], naive?: NaiveRunner): Promise<QualityRun> {
   const service = new ModelService({
     models: { pack, source: SHARED_MODELS, auto_pull: true, update_schedule: '', keep: 1, fetch_timeout_s: 60 },
     inference: { device: 'cpu', workers: 1, threads: 1, timeout_ms: 20_000, max_frames: 8 },
@@ -120,12 +126,17 @@ export async function benchQuality(pack: string, clips: Expectation[]): Promise<
         cpuTotal += cpu;
         const wrong = misses(e, a);
         if (wrong.length === 0) right++;
+        const baseline = naive ? await naive(e.file) : undefined;
         rows.push({
           pack, clip: e.name,
           expected: `${e.must.join('+') || '-'} / ${e.risks.join('|')}`,
           got: `${a.labels.map((l) => `${l} ${(a.scores[l] ?? 0).toFixed(2)}`).join(', ')} / ${a.risk}`,
           ok: wrong.length ? `NO: ${wrong.join(', ')}` : 'yes',
           wall_ms: Math.round(wall), cpu_ms: Math.round(cpu * 1000), inferences: a.stats.framesInferred,
+          ...(baseline ? {
+            naive_wall_ms: Math.round(baseline.wallMs), naive_cpu_ms: Math.round(baseline.cpuMs), naive_inferences: baseline.inferences,
+            'wall vs naive': Math.round((wall / baseline.wallMs) * 100) / 100,
+          } : {}),
         });
       } finally {
         lease.release();

@@ -113,9 +113,9 @@ describe('regions and frame counts', () => {
   });
 
   it('frames per clip follow how long things move, within the bound', () => {
-    expect(framesFor(1, 8)).to.equal(4);
-    expect(framesFor(12, 8)).to.equal(5);
+    expect(framesFor(1, 8)).to.equal(3);
+    expect(framesFor(6, 8)).to.equal(4);
     expect(framesFor(30, 8)).to.equal(8);
-    expect(framesFor(30, 3)).to.equal(3);
+    expect(framesFor(30, 2)).to.equal(2);
   });
 });

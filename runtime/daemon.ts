@@ -25,7 +25,7 @@ import { buildOps } from './ops/wiring.js';
 import { renderHighlight } from './highlight/render.js';
 import type { ClassifierSource } from './jobs/stages.js';
 import { Database } from './store/db.js';
-import { ClassificationStore, existingIds } from './store/classifications.js';
+import { ClassificationStore, existingClips } from './store/classifications.js';
 import { MediaFiles } from './store/media-files.js';
 
 export class Daemon {
@@ -71,7 +71,7 @@ export class Daemon {
       { concurrency: jobConcurrency(config), shutdownGraceMs: config.jobs.shutdown_grace_s * 1000 },
     );
     const deleter = new Deleter(store, files, runner, bus, log.child('delete'));
-    await deleter.reconcile((ids) => existingIds(db, ids));
+    await deleter.reconcile((ids) => existingClips(db, ids));
     const intake = new Intake(store, files, bus, keys.defaultFlows, log.child('ingest'));
     const retention = buildRetention(config.retention, { db, files, deleter, bus, log });
     const delivery = await buildDelivery(config, { db, store, bus, dataDir, defaultFlows: keys.defaultFlows, log });

@@ -72,7 +72,13 @@ export async function processJob(
   if (!row) return undefined;
   const started = Date.now();
 
+  const alreadyClassified = row.status_classify === 'done' || row.status_classify === 'error';
   if (attempts > ctx.maxAttempts) {
+    if (alreadyClassified) {
+      // What crashed was the highlight: give up the render only, the classification stands.
+      ctx.log.error('highlight given up after repeated crashes; the classification is kept', { id, attempts });
+      return ctx.store.finalize(id, noVideo(`not rendered: rendering stopped the runtime ${attempts - 1} times and was given up`), Date.now() - started);
+    }
     await ctx.store.markStarted(id);
     ctx.log.error('job gave up after repeated crashes', { id, attempts });
     const outcome = failure(new PipelineError(ErrorCode.GAVE_UP, `processing stopped the runtime ${attempts - 1} times; the clip was given up`));
@@ -84,7 +90,6 @@ export async function processJob(
   // A job interrupted after its classification was stored (e.g. while its
   // highlight rendered) resumes from the stored outcome instead of classifying again.
   let analysis = storedAnalysis(row);
-  const alreadyClassified = row.status_classify === 'done' || row.status_classify === 'error';
   if (!alreadyClassified) {
     await ctx.store.markStarted(id);
     analysis = await classifyClip(ctx, id, clip, signal, started);

@@ -275,13 +275,13 @@ export class ClassificationStore {
   }
 }
 
-/** Which of these ids have a row (deleting or not). */
-export async function existingIds(db: Database, ids: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
+/** Which of these ids have a row (deleting or not), with the stored clip's file name. */
+export async function existingClips(db: Database, ids: string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    const rows = await db.all<{ id: string }>(`SELECT id FROM classifications WHERE id IN (${chunk.map(() => '?').join(',')})`, chunk);
-    for (const r of rows) found.add(r.id);
+    const rows = await db.all<{ id: string; filename: string }>(`SELECT id, filename FROM classifications WHERE id IN (${chunk.map(() => '?').join(',')})`, chunk);
+    for (const r of rows) found.set(r.id, r.filename);
   }
   return found;
 }

@@ -2,6 +2,7 @@
 // then make the result final (which queues its deliveries).
 import fs from 'node:fs';
 import type { Analysis, ClipInfo } from '../core/analysis.js';
+import { isDiskFull } from '../core/disk-full.js';
 import { ErrorCode, PipelineError, errorMessage } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
 import type { Logger } from '../core/log.js';
@@ -175,8 +176,10 @@ async function render(ctx: JobContext, id: string, clip: ClipInfo, analysis: Ana
     };
   } catch (err) {
     if (signal.aborted) throw signal.reason;
+    await fs.promises.rm(outPath, { force: true }).catch(() => {});
+    // a full volume passes: the job is tried again later instead of losing its highlight for good
+    if (isDiskFull(err)) throw err;
     ctx.log.warn('highlight rendering failed', { id, error: errorMessage(err) });
-    await fs.promises.rm(outPath, { force: true });
     return noVideo(`rendering failed: ${errorMessage(err)}`);
   }
 }

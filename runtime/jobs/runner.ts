@@ -21,12 +21,21 @@ export interface RunnerOptions {
   shutdownGraceMs: number;
 }
 
+/** After a store failure (a full volume, a locked file) the queue is tried again, waiting longer each time up to the maximum. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 15_000;
+
 export class JobRunner implements Feature {
   readonly name = 'jobs';
   /** every job in progress; `classifying` ones hold a slot, the others are rendering their highlight */
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; classifying: boolean }>();
   private stopping = true;
   private unsubscribe: (() => void) | undefined;
+  /** jobs whose run failed in the store: put back in the queue by the next pass */
+  private readonly toRequeue = new Set<string>();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private requeueDue = false;
+  private retryDelayMs = RETRY_FIRST_MS;
 
   constructor(
     private readonly ctx: JobContext,
@@ -45,6 +54,8 @@ export class JobRunner implements Feature {
   async stop(): Promise<void> {
     this.stopping = true;
     this.unsubscribe?.();
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     const jobs = [...this.running.values()];
     if (jobs.length === 0) return;
     this.ctx.log.info('waiting for running jobs', { count: jobs.length, grace_ms: this.options.shutdownGraceMs });
@@ -77,15 +88,38 @@ export class JobRunner implements Feature {
   /** Starts queued jobs while there are free slots. */
   private readonly queuePump = new CoalescingPump(
     async () => {
+      const retrying = this.requeueDue && this.toRequeue.size > 0;
+      if (this.requeueDue) {
+        for (const id of this.toRequeue) {
+          await this.ctx.store.requeue(id);
+          this.toRequeue.delete(id);
+        }
+        this.requeueDue = false;
+      }
       while (!this.stopping && this.busySlots < this.options.concurrency) {
         const job = await this.ctx.store.claimNext();
         if (!job) break;
         this.launch(job.id, job.attempts);
       }
+      if (!retrying && this.toRequeue.size === 0) this.retryDelayMs = RETRY_FIRST_MS;
     },
-    (err) => this.ctx.log.error('could not take jobs from the queue', { error: errorMessage(err) }),
+    (err) => {
+      this.ctx.log.error('could not take jobs from the queue; trying again', { error: errorMessage(err), retry_in_ms: this.retryDelayMs });
+      this.retryLater();
+    },
     () => this.stopping,
   );
+
+  /** The queue resumes by itself once the store can be written again (space came back). */
+  private retryLater(): void {
+    if (this.stopping || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.requeueDue = true;
+      this.pump();
+    }, this.retryDelayMs);
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
+  }
 
   private pump(): void {
     this.queuePump.request();
@@ -124,8 +158,11 @@ export class JobRunner implements Feature {
       } else if (err instanceof CancelledError) {
         log.info('job cancelled', { id, reason: err.message });
       } else {
-        // Only the store can fail here; leave the job running-marked so the next start retries it.
-        log.error('job failed unexpectedly', { id, error: errorMessage(err) });
+        // The store (or a full volume under the render) failed: not the clip's fault, so it is
+        // not counted as an attempt; the job goes back to the queue and is tried again later.
+        log.error('job failed in the store; it will be tried again', { id, error: errorMessage(err) });
+        this.toRequeue.add(id);
+        this.retryLater();
       }
     }
   }

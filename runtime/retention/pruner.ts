@@ -16,6 +16,8 @@ import type { Candidate, RetentionQueries } from './retention-queries.js';
 export interface ClassificationDeleter {
   /** deletes rows already marked deleting, files first, in one batch */
   deleteMarked(items: Array<{ id: string; tenant: string }>, reason: 'api' | 'retention'): Promise<void>;
+  /** marks rows deleting with `mark`; on a full volume removes their files first to make room for the mark */
+  markOrFreeFirst(ids: string[], mark: (ids: string[]) => Promise<void>): Promise<void>;
 }
 
 /** Room to make for what is about to arrive. */
@@ -210,7 +212,7 @@ export class Pruner {
 
   private async deleteAll(batch: Candidate[], bound: Bound, report: PruneReport): Promise<void> {
     const { queries, deleter, log } = this.deps;
-    await queries.markDeleting(batch.map((c) => c.id));
+    await deleter.markOrFreeFirst(batch.map((c) => c.id), (ids) => queries.markDeleting(ids));
     for (const c of batch) {
       if (c.pending > 0) {
         log.warn('undelivered result dropped by retention', { id: c.id, tenant: c.tenant, bound, pending_deliveries: c.pending });

@@ -25,6 +25,7 @@ import { buildOps } from './ops/wiring.js';
 import { renderHighlight } from './highlight/render.js';
 import type { ClassifierSource } from './jobs/stages.js';
 import { Database } from './store/db.js';
+import { DataLock } from './store/data-lock.js';
 import { ClassificationStore, existingClips } from './store/classifications.js';
 import { MediaFiles } from './store/media-files.js';
 
@@ -36,11 +37,14 @@ export class Daemon {
     readonly http: HttpServer,
     private readonly controller: Controller,
     private readonly log: Logger,
+    private readonly lock: DataLock,
   ) {}
 
   static async create(config: Config, log: Logger): Promise<Daemon> {
     const dataDir = path.resolve(config.storage.data_dir);
-    fs.mkdirSync(dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // before anything in the folder is read or changed: a second daemon stops here
+    const lock = await DataLock.acquire(dataDir);
     const db = await Database.open(path.resolve(dataDir, config.storage.database));
     const bus = new EventBus(log.child('bus'));
     // readiness registry (parts add their checks to ops.readiness), metrics, /healthz /readyz /metrics, systemd notify
@@ -103,7 +107,7 @@ export class Daemon {
     // so no new work arrives while running jobs finish or go back to the queue.
     // Metrics listen before anything emits; the systemd notifier says READY=1 last and STOPPING=1 first.
     const features: Feature[] = [ops.metrics, ...delivery.features, models, modelUpdater, runner, retention.feature, ...capture.features, http, ops.notifier];
-    return new Daemon(config, db, bus, http, new Controller(features, log), log);
+    return new Daemon(config, db, bus, http, new Controller(features, log), log, lock);
   }
 
   async start(): Promise<void> {
@@ -114,6 +118,7 @@ export class Daemon {
   async stop(): Promise<void> {
     await this.controller.stop();
     await this.db.close();
+    await this.lock.release();
     this.log.info('vigil stopped');
   }
 }

@@ -101,6 +101,9 @@ export class Daemon {
       keys: new Keys({ tenants: keys.tenants, admin: keys.admin }),
       mounts,
       log: log.child('http'),
+      bodyIdleTimeoutMs: config.server.body_idle_timeout_s * 1000,
+      headersTimeoutMs: config.server.headers_timeout_s * 1000,
+      bus,
     });
 
     // Started in this order, stopped in reverse: the API goes first on shutdown,

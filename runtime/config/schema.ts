@@ -30,6 +30,10 @@ export const serverSchema = z.strictObject({
   max_upload_bytes: positiveInt.default(512 * 1024 * 1024),
   /** how long POST /api/classify?sync=true waits for the final result before answering 202 */
   sync_timeout_s: positiveInt.default(300),
+  /** longest silence between two bytes of a request body before the request gets 408 and its connection is closed (0: none) */
+  body_idle_timeout_s: z.number().min(0).default(30),
+  /** longest time to receive a request's headers before 408 and the connection is closed */
+  headers_timeout_s: z.number().positive().default(20),
 });
 
 export const storageSchema = z.strictObject({

@@ -25,6 +25,8 @@ export interface BusEvents {
   'delivery.finished': { target: 'webhook' | 'mqtt'; outcome: 'delivered' | 'failed_status' | 'dropped'; statusCode?: number };
   /** the MQTT client connected to (true) or lost (false) its broker */
   'mqtt.connection': { connected: boolean };
+  /** a client stopped sending in the middle of its request headers or body; the connection was closed */
+  'request.stalled': { phase: 'headers' | 'body' };
   /** a camera recording was asked for (over HTTP, MQTT or by a schedule) */
   'capture.requested': { camera: string; source: 'http' | 'mqtt' | 'schedule' };
 }

@@ -58,6 +58,7 @@ export class Metrics implements Feature {
     const mediaBytes = r.gauge('vigil_media_bytes', 'Bytes of stored clips and highlight videos.');
     const databaseBytes = r.gauge('vigil_database_bytes', 'Bytes of the SQLite database (with its WAL).');
     const diskFree = r.gauge('vigil_disk_free_bytes', 'Free bytes on the data volume (usable without root).');
+    const stalled = r.counter('vigil_requests_stalled_total', 'Requests whose client stopped sending mid-way and were closed, by phase (headers or body).');
     const diskTotal = r.gauge('vigil_disk_total_bytes', 'Size of the data volume in bytes.');
 
     clipSeconds.touch();
@@ -65,6 +66,7 @@ export class Metrics implements Feature {
     for (const result of ['classified', 'error']) finished.touch({ result });
     for (const target of DELIVERY_TARGETS) for (const outcome of DELIVERY_OUTCOMES) deliveries.touch({ target, outcome });
     mqtt.set(0);
+    for (const phase of ['headers', 'body']) stalled.touch({ phase });
 
     const started = new Map<string, number>();
     this.unsubscribe = [
@@ -91,6 +93,7 @@ export class Metrics implements Feature {
       }),
       bus.on('delivery.finished', ({ target, outcome }) => deliveries.inc({ target, outcome })),
       bus.on('mqtt.connection', ({ connected }) => mqtt.set(connected ? 1 : 0)),
+      bus.on('request.stalled', ({ phase }) => stalled.inc({ phase })),
     ];
 
     r.collect(async () => {

@@ -28,6 +28,8 @@ Every command takes --config FILE (the daemon's config: data folder, model sourc
 
 async function serve(configFile: string | undefined): Promise<void> {
   const config = loadConfig(configFile);
+  // before anything is created: the data folder's contents (clips, database, keys) are private by default
+  process.umask(parseInt(config.storage.umask, 8));
   const log = createLogger(config.log.level);
   const daemon = await Daemon.create(config, log).catch((err: unknown) => {
     if (err instanceof DataDirLocked) log.error('not started: another daemon uses the data folder', { data_dir: err.dataDir });

@@ -41,6 +41,8 @@ export const storageSchema = z.strictObject({
   data_dir: z.string().min(1).default('data'),
   /** the SQLite file; relative paths are inside data_dir */
   database: z.string().min(1).default('vigil.db'),
+  /** the umask of the daemon (octal): what it creates is private to its user by default (clips are CCTV footage) */
+  umask: z.string().regex(/^0?[0-7]{3}$/, 'an octal umask such as "0077" or "0027"').default('0077'),
 });
 
 export const jobsSchema = z.strictObject({

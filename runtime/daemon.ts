@@ -77,7 +77,7 @@ export class Daemon {
     const deleter = new Deleter(store, files, runner, bus, log.child('delete'));
     await deleter.reconcile((ids) => existingClips(db, ids));
     const intake = new Intake(store, files, bus, keys.defaultFlows, log.child('ingest'));
-    const retention = buildRetention(config.retention, { db, files, deleter, bus, log });
+    const retention = buildRetention(config.retention, { db, files, deleter, bus, log, tenantCount: keys.defaultFlows.size });
     const delivery = await buildDelivery(config, { db, store, bus, dataDir, defaultFlows: keys.defaultFlows, log });
     const capture = buildCapture(config, { intake, store, files, bus, defaultFlows: keys.defaultFlows, log, admission: retention.admission });
 

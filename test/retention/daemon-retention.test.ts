@@ -13,10 +13,10 @@ import { settle, storeState, withDb, type StoreState } from './daemon-state.js';
 // columns a copied classification shares with its template
 const COPIED = 'tenant, flow, parent_id, camera_id, metadata, videoname, filesize, original_specs, status_classify, status_video, clip_bytes, created_at, final';
 const NEVER = '0 0 1 1 *'; // the scheduled prune stays out of the way; checks and the start-up prune still run
-const OFF = { max_age_days: 0, max_count: 0, max_media_bytes: 0, min_free_bytes: 0, schedule: NEVER };
+const OFF = { max_age_days: 0, max_count: 0, max_media_bytes: 0, min_free_bytes: 0, schedule: NEVER, tenant_max_count: 0, tenant_max_media_bytes: 0 };
 
-async function upload(daemon: TestDaemon, clip: string, fields: Record<string, string> = {}): Promise<string> {
-  const res = await daemon.upload(clip, fields);
+async function upload(daemon: TestDaemon, clip: string, fields: Record<string, string> = {}, key = daemon.tenantKey): Promise<string> {
+  const res = await daemon.upload(clip, fields, '', key);
   expect(res.status, await res.clone().text()).to.equal(202);
   return ((await res.json()) as { id: string }).id;
 }
@@ -81,6 +81,32 @@ describe('retention in the daemon', function () {
       expect([...pruned, ...kept]).to.deep.equal(ids);
       for (const id of pruned) expect(await status(daemon, id as string)).to.equal(404);
       for (const id of kept) expect(await status(daemon, id)).to.equal(200);
+    } finally {
+      await daemon.cleanup();
+    }
+  });
+
+  it('bounds each tenant by its share: a burst of one tenant prunes only its own results', async () => {
+    // two tenants (tenant-a, tenant-b) share max_count 6: three each by default
+    const maxBytes = clipBytes * 100;
+    const daemon = await new TestDaemon({ config: { retention: { ...OFF, max_count: 6, max_media_bytes: maxBytes, tenant_max_count: 'share', tenant_max_media_bytes: 'share' } } }).start();
+    try {
+      const alpha: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        alpha.push(await upload(daemon, clip, { parent_id: `alpha-${i}` }));
+        await daemon.waitForResult(alpha[i]);
+      }
+      const beta: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        beta.push(await upload(daemon, clip, { parent_id: `beta-${i}` }, daemon.otherTenantKey));
+        await daemon.waitForResult(beta[i], 60_000, daemon.otherTenantKey);
+      }
+      const s = await settle(daemon.dataDir, (st) => st.rowIds.length <= 6 && st.deleting === 0);
+      consistent(s);
+      for (const id of alpha) expect(await status(daemon, id), `alpha's ${id}`).to.equal(200);
+      expect(s.rowIds, 'alpha\'s three and beta\'s newest three').to.deep.equal([...alpha, ...beta.slice(3)]);
+      const pruned = daemon.logs.filter((r) => r.msg === 'classification deleted' && r.reason === 'retention');
+      expect(pruned.map((r) => r.tenant)).to.deep.equal(['tenant-b', 'tenant-b', 'tenant-b']);
     } finally {
       await daemon.cleanup();
     }

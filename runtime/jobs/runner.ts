@@ -6,6 +6,7 @@ import type { EventBus } from '../core/bus.js';
 import { CancelledError, errorMessage } from '../core/errors.js';
 import { CoalescingPump } from '../core/pump.js';
 import type { Feature } from '../core/feature.js';
+import type { QueuedJob } from '../store/classifications.js';
 import { processJob, type JobContext } from './process-job.js';
 
 /** Why a running job's signal fired. */
@@ -28,7 +29,10 @@ const RETRY_MAX_MS = 15_000;
 export class JobRunner implements Feature {
   readonly name = 'jobs';
   /** every job in progress; `classifying` ones hold a slot, the others are rendering their highlight */
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; classifying: boolean }>();
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; classifying: boolean; tenant: string }>();
+  /** when each tenant last got a slot (a claim counter), for round robin between tenants */
+  private readonly lastServed = new Map<string, number>();
+  private claims = 0;
   private stopping = true;
   private unsubscribe: (() => void) | undefined;
   /** jobs whose run failed in the store: put back in the queue by the next pass */
@@ -97,9 +101,10 @@ export class JobRunner implements Feature {
         this.requeueDue = false;
       }
       while (!this.stopping && this.busySlots < this.options.concurrency) {
-        const job = await this.ctx.store.claimNext();
+        const job = await this.ctx.store.claimNext((candidates) => this.fairest(candidates));
         if (!job) break;
-        this.launch(job.id, job.attempts);
+        this.lastServed.set(job.tenant, ++this.claims);
+        this.launch(job.id, job.attempts, job.tenant);
       }
       if (!retrying && this.toRequeue.size === 0) this.retryDelayMs = RETRY_FIRST_MS;
     },
@@ -125,9 +130,25 @@ export class JobRunner implements Feature {
     this.queuePump.request();
   }
 
-  private launch(id: string, attempts: number): void {
+  /**
+   * Fair share between tenants: the next slot goes to the tenant classifying the
+   * fewest clips now, then to the one served longest ago, so a burst of one NVR's
+   * tenant waits behind itself, not in front of the others.
+   */
+  private fairest(candidates: QueuedJob[]): QueuedJob {
+    const busy = new Map<string, number>();
+    for (const job of this.running.values()) if (job.classifying) busy.set(job.tenant, (busy.get(job.tenant) ?? 0) + 1);
+    const key = (c: QueuedJob): [number, number, number] => [busy.get(c.tenant) ?? 0, this.lastServed.get(c.tenant) ?? 0, c.enqueuedMs];
+    return candidates.reduce((best, c) => {
+      const [a, b] = [key(c), key(best)];
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? c : best;
+      return best;
+    });
+  }
+
+  private launch(id: string, attempts: number, tenant: string): void {
     const controller = new AbortController();
-    const entry = { controller, done: Promise.resolve(), classifying: true };
+    const entry = { controller, done: Promise.resolve(), classifying: true, tenant };
     this.running.set(id, entry);
     const classified = () => {
       entry.classifying = false;

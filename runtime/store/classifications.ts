@@ -88,6 +88,16 @@ export interface VideoOutcome {
   highlightBytes: number;
 }
 
+/** A tenant's oldest queued job, a candidate for the next free slot. */
+export interface QueuedJob {
+  tenant: string;
+  id: string;
+  attempts: number;
+  enqueuedMs: number;
+}
+
+const oldestJob = (candidates: QueuedJob[]): QueuedJob => candidates.reduce((a, b) => (b.enqueuedMs < a.enqueuedMs ? b : a));
+
 export interface OutboxPolicy {
   /** also queue each final result for MQTT publication */
   mqtt: boolean;
@@ -134,16 +144,23 @@ export class ClassificationStore {
     return changes;
   }
 
-  /** Takes the oldest queued job, marks it running and counts the attempt. */
-  claimNext(): Promise<{ id: string; attempts: number } | undefined> {
+  /**
+   * Takes a queued job, marks it running and counts the attempt. Candidates are
+   * each tenant's oldest queued job; `choose` picks one (fairness between
+   * tenants), by default the oldest of all.
+   */
+  claimNext(choose: (candidates: QueuedJob[]) => QueuedJob = oldestJob): Promise<{ id: string; attempts: number; tenant: string } | undefined> {
     return this.db.transaction(async (tx) => {
-      const job = await tx.get<{ classification_id: string; attempts: number }>(
-        `SELECT j.classification_id, j.attempts FROM jobs j JOIN classifications c ON c.id = j.classification_id
-         WHERE j.state = 'queued' AND c.deleting = 0 ORDER BY j.enqueued_ms, j.rowid LIMIT 1`,
+      // SQLite takes the bare columns from the row holding MIN(): each tenant's oldest queued job
+      const candidates = await tx.all<QueuedJob>(
+        `SELECT c.tenant AS tenant, j.classification_id AS id, j.attempts AS attempts, MIN(j.enqueued_ms) AS enqueuedMs
+         FROM jobs j JOIN classifications c ON c.id = j.classification_id
+         WHERE j.state = 'queued' AND c.deleting = 0 GROUP BY c.tenant`,
       );
-      if (!job) return undefined;
-      await tx.run(`UPDATE jobs SET state = 'running', attempts = attempts + 1 WHERE classification_id = ?`, [job.classification_id]);
-      return { id: job.classification_id, attempts: job.attempts + 1 };
+      if (candidates.length === 0) return undefined;
+      const job = choose(candidates);
+      await tx.run(`UPDATE jobs SET state = 'running', attempts = attempts + 1 WHERE classification_id = ?`, [job.id]);
+      return { id: job.id, attempts: job.attempts + 1, tenant: job.tenant };
     });
   }
 

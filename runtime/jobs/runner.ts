@@ -3,6 +3,7 @@
 // process per clip. A job is in the queue until its result is final, so a
 // crash at any point only means the job runs again after the restart.
 import type { EventBus } from '../core/bus.js';
+import { isDiskFull } from '../core/disk-full.js';
 import { CancelledError, errorMessage } from '../core/errors.js';
 import { CoalescingPump } from '../core/pump.js';
 import type { Feature } from '../core/feature.js';
@@ -35,8 +36,8 @@ export class JobRunner implements Feature {
   private claims = 0;
   private stopping = true;
   private unsubscribe: (() => void) | undefined;
-  /** jobs whose run failed in the store: put back in the queue by the next pass */
-  private readonly toRequeue = new Set<string>();
+  /** jobs whose run failed in the store: put back in the queue by the next retry, with whether the attempt counts */
+  private readonly toRequeue = new Map<string, boolean>();
   private retryTimer: NodeJS.Timeout | undefined;
   private requeueDue = false;
   private retryDelayMs = RETRY_FIRST_MS;
@@ -94,8 +95,8 @@ export class JobRunner implements Feature {
     async () => {
       const retrying = this.requeueDue && this.toRequeue.size > 0;
       if (this.requeueDue) {
-        for (const id of this.toRequeue) {
-          await this.ctx.store.requeue(id);
+        for (const [id, countAttempt] of this.toRequeue) {
+          await this.ctx.store.requeue(id, countAttempt);
           this.toRequeue.delete(id);
         }
         this.requeueDue = false;
@@ -179,10 +180,12 @@ export class JobRunner implements Feature {
       } else if (err instanceof CancelledError) {
         log.info('job cancelled', { id, reason: err.message });
       } else {
-        // The store (or a full volume under the render) failed: not the clip's fault, so it is
-        // not counted as an attempt; the job goes back to the queue and is tried again later.
-        log.error('job failed in the store; it will be tried again', { id, error: errorMessage(err) });
-        this.toRequeue.add(id);
+        // The store failed (or a full volume under the render): the job goes back to the queue and
+        // is tried again later. A full volume is not the clip's fault and costs no attempt; anything
+        // else counts, so a job that always fails ends with 9001 after jobs.max_attempts.
+        const full = isDiskFull(err);
+        log.error('job failed in the store; it will be tried again', { id, error: errorMessage(err), disk_full: full });
+        this.toRequeue.set(id, !full);
         this.retryLater();
       }
     }

@@ -164,9 +164,9 @@ export class ClassificationStore {
     });
   }
 
-  /** Puts a running job back (shutdown), without counting the attempt against it. */
-  async requeue(id: string): Promise<void> {
-    await this.db.run(`UPDATE jobs SET state = 'queued', attempts = MAX(attempts - 1, 0) WHERE classification_id = ?`, [id]);
+  /** Puts a running job back (shutdown, a full volume), without counting the attempt against it unless told to. */
+  async requeue(id: string, countAttempt = false): Promise<void> {
+    await this.db.run(`UPDATE jobs SET state = 'queued', attempts = MAX(attempts - ?, 0) WHERE classification_id = ?`, [countAttempt ? 0 : 1, id]);
   }
 
   async jobCounts(): Promise<{ queued: number; running: number }> {

@@ -32,6 +32,8 @@ const FLOW = /^[A-Za-z0-9._-]{1,64}$/;
 /** metadata is stored and returned as submitted: bounded so a hostile sender cannot exhaust the stack or the store */
 export const METADATA_MAX_BYTES = 64 * 1024;
 export const METADATA_MAX_DEPTH = 32;
+/** a file name as file systems allow it; also the bound of camera_id and parent_id */
+const NAME_MAX = 255;
 const EXTENSION = /^\.[A-Za-z0-9]{1,8}$/;
 const TYPE_EXTENSIONS: Record<string, string> = {
   'video/mp4': '.mp4', 'video/quicktime': '.mov', 'video/x-msvideo': '.avi', 'video/avi': '.avi',
@@ -49,6 +51,7 @@ export class Intake {
 
   async accept(tenant: string, s: Submission): Promise<Acceptance> {
     const fields = parseFields(s.fields, this.defaultFlows.get(tenant) ?? 'default');
+    if (s.originalName.length > NAME_MAX) throw new ApiError(400, 'invalid_videoname', `the video's name is longer than ${NAME_MAX} characters`);
     let clip;
     try {
       clip = await probeClip(s.file);
@@ -131,6 +134,7 @@ export function parseFields(fields: Record<string, string>, defaultFlow: string)
   }
   const parentId = fields.parent_id ?? '';
   if (parentId.length > 256) throw new ApiError(400, 'invalid_parent_id', 'parent_id is longer than 256 characters');
+  if ((fields.camera_id ?? '').length > NAME_MAX) throw new ApiError(400, 'invalid_camera_id', `camera_id is longer than ${NAME_MAX} characters`);
   const flow = fields.flow || defaultFlow;
   if (!FLOW.test(flow)) throw new ApiError(400, 'invalid_flow', 'flow must be 1 to 64 letters, digits, ".", "_" or "-"');
   return { metadata, analyseId, parentId, cameraId: cameraIdOf(metadata, fields), flow };

@@ -80,6 +80,20 @@ describe('hostile input', function () {
     expectNothingLeft();
   });
 
+  it('refuses an overlong camera_id or video name with a 400 naming the field', async () => {
+    const res = await daemon.upload(clip, { camera_id: 'c'.repeat(300) });
+    const body = (await res.json()) as ErrorBody;
+    expect(res.status, JSON.stringify(body)).to.equal(400);
+    expect(body.error.code).to.equal('invalid_camera_id');
+    const raw = await fetch(`${daemon.url}/api/classify?videoname=${'v'.repeat(300)}.mp4`, {
+      method: 'POST', headers: { ...daemon.auth(), 'content-type': 'video/mp4' }, body: fs.readFileSync(clip),
+    });
+    const rawBody = (await raw.json()) as ErrorBody;
+    expect(raw.status, JSON.stringify(rawBody)).to.equal(400);
+    expect(rawBody.error.code).to.equal('invalid_videoname');
+    expectNothingLeft();
+  });
+
   it('tells a form with too many file parts so, not that it is too large', async () => {
     const form = new FormData();
     for (let i = 0; i < 6; i++) form.append(i === 0 ? 'video' : `extra${i}`, new Blob([Buffer.alloc(170 * 1024, i)]), `part${i}.mp4`);

@@ -46,6 +46,7 @@ function bodyIdleLimit(options: Omit<HttpServerOptions, 'host' | 'port'>): Middl
     if (ms > 0 && !req.complete) {
       req.setTimeout(ms, () => {
         if (req.complete) return void req.setTimeout(0);
+        if (res.writableEnded) return void req.destroy(); // answered already (401, 507...): the unread rest is dropped
         options.log.warn('request body stalled; connection closed', { method: ctx.method, path: ctx.path, idle_ms: ms });
         options.bus?.emit('request.stalled', { phase: 'body' });
         const body = stalledAnswer(`no byte of the request body for ${ms / 1000} s (server.body_idle_timeout_s)`);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { expect } from 'chai';
+import sqlite3 from 'sqlite3';
 import { stillClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 
@@ -126,6 +127,24 @@ describe('hostile input', function () {
     expect(body.error.code).to.equal('bad_multipart');
     expect(body.error.message).to.match(/text fields/);
     expectNothingLeft();
+    await expectStillServing();
+  });
+
+  it('removes the clip again when its row cannot be written (the database held locked by another process)', async function () {
+    // a second process holds the write lock past the daemon's busy timeout (5 s)
+    const holder = await new Promise<sqlite3.Database>((resolve, reject) => {
+      const db = new sqlite3.Database(path.join(daemon.dataDir, 'vigil.db'), (err) => (err ? reject(err) : resolve(db)));
+    });
+    const exec = (sql: string) => new Promise<void>((resolve, reject) => holder.exec(sql, (err) => (err ? reject(err) : resolve())));
+    await exec('BEGIN IMMEDIATE');
+    try {
+      const res = await daemon.upload(clip);
+      expect(res.status, await res.clone().text()).to.be.at.least(500);
+      expectNothingLeft();
+    } finally {
+      await exec('ROLLBACK');
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
     await expectStillServing();
   });
 });

@@ -139,7 +139,8 @@ describe('hostile input', function () {
     await exec('BEGIN IMMEDIATE');
     try {
       const res = await daemon.upload(clip);
-      expect(res.status, await res.clone().text()).to.be.at.least(500);
+      expect(res.status, await res.clone().text()).to.equal(503);
+      expect(((await res.json()) as ErrorBody).error.code).to.equal('busy');
       expectNothingLeft();
     } finally {
       await exec('ROLLBACK');

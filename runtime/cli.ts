@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.js';
 import { createLogger } from './core/log.js';
 import { Daemon } from './daemon.js';
+import { DataDirLocked } from './store/data-lock.js';
 import { formatFindings, runDoctor } from './ops/doctor.js';
 import { classifyFile, modelsActivate, modelsList, modelsPull, modelsRollback } from './models/commands.js';
 
@@ -27,8 +28,13 @@ Every command takes --config FILE (the daemon's config: data folder, model sourc
 
 async function serve(configFile: string | undefined): Promise<void> {
   const config = loadConfig(configFile);
+  // before anything is created: the data folder's contents (clips, database, keys) are private by default
+  process.umask(parseInt(config.storage.umask, 8));
   const log = createLogger(config.log.level);
-  const daemon = await Daemon.create(config, log);
+  const daemon = await Daemon.create(config, log).catch((err: unknown) => {
+    if (err instanceof DataDirLocked) log.error('not started: another daemon uses the data folder', { data_dir: err.dataDir });
+    throw err;
+  });
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

@@ -29,7 +29,8 @@ import { buildDashboard } from './dashboard/wiring.js';
 import { renderHighlight } from './highlight/render.js';
 import type { ClassifierSource } from './jobs/stages.js';
 import { Database } from './store/db.js';
-import { ClassificationStore, existingIds } from './store/classifications.js';
+import { DataLock } from './store/data-lock.js';
+import { ClassificationStore, existingClips } from './store/classifications.js';
 import { MediaFiles } from './store/media-files.js';
 
 export class Daemon {
@@ -40,11 +41,14 @@ export class Daemon {
     readonly http: HttpServer,
     private readonly controller: Controller,
     private readonly log: Logger,
+    private readonly lock: DataLock,
   ) {}
 
   static async create(config: Config, log: Logger): Promise<Daemon> {
     const dataDir = path.resolve(config.storage.data_dir);
-    fs.mkdirSync(dataDir, { recursive: true });
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // before anything in the folder is read or changed: a second daemon stops here
+    const lock = await DataLock.acquire(dataDir);
     const db = await Database.open(path.resolve(dataDir, config.storage.database));
     const bus = new EventBus(log.child('bus'));
     // readiness registry (parts add their checks to ops.readiness), metrics, /healthz /readyz /metrics, systemd notify
@@ -75,9 +79,9 @@ export class Daemon {
       { concurrency: jobConcurrency(config), shutdownGraceMs: config.jobs.shutdown_grace_s * 1000 },
     );
     const deleter = new Deleter(store, files, runner, bus, log.child('delete'));
-    await deleter.reconcile((ids) => existingIds(db, ids));
+    await deleter.reconcile((ids) => existingClips(db, ids));
     const intake = new Intake(store, files, bus, keys.defaultFlows, log.child('ingest'));
-    const retention = buildRetention(config.retention, { db, files, deleter, bus, log });
+    const retention = buildRetention(config.retention, { db, files, deleter, bus, log, tenantCount: keys.defaultFlows.size });
     const delivery = await buildDelivery(config, { db, store, bus, dataDir, defaultFlows: keys.defaultFlows, log });
     const capture = buildCapture(config, { intake, store, files, bus, defaultFlows: keys.defaultFlows, log, admission: retention.admission });
 
@@ -109,6 +113,8 @@ export class Daemon {
       keys: apiKeys,
       mounts,
       log: log.child('http'),
+      bodyIdleTimeoutMs: config.server.body_idle_timeout_s * 1000,
+      headersTimeoutMs: config.server.headers_timeout_s * 1000,
       bus,
     });
 
@@ -119,7 +125,7 @@ export class Daemon {
     const features: Feature[] = [
       ops.metrics, overview, ...delivery.features, models, modelUpdater, runner, retention.feature, ...capture.features, http, ...dashboard.features, ops.notifier,
     ];
-    return new Daemon(config, db, bus, http, new Controller(features, log), log);
+    return new Daemon(config, db, bus, http, new Controller(features, log), log, lock);
   }
 
   async start(): Promise<void> {
@@ -130,6 +136,7 @@ export class Daemon {
   async stop(): Promise<void> {
     await this.controller.stop();
     await this.db.close();
+    await this.lock.release();
     this.log.info('vigil stopped');
   }
 }

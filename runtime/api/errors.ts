@@ -1,5 +1,6 @@
 // One JSON error shape for every endpoint: {"error": {"code": "...", "message": "..."}}.
 import type { Middleware } from 'koa';
+import { isDiskFull } from '../core/disk-full.js';
 import type { Logger } from '../core/log.js';
 import type { ErrorBody } from './schemas.js';
 
@@ -27,6 +28,17 @@ export function errorBody(log: Logger): Middleware {
       if (err instanceof ApiError) {
         ctx.status = err.status;
         ctx.body = { error: { code: err.code, message: err.message } } satisfies ErrorBody;
+      } else if (isDiskFull(err)) {
+        // the volume filled under this request: a storage state, not an internal error
+        log.warn('request refused: the data volume is full', { method: ctx.method, path: ctx.path, error: e.message });
+        ctx.status = 507;
+        ctx.body = { error: { code: 'insufficient_storage', message: 'the data volume is full: free space (or delete classifications) and retry' } };
+      } else if ((err as { code?: unknown }).code === 'SQLITE_BUSY') {
+        // another process holds the database (a backup, a sqlite3 shell): passing, so say retry
+        log.warn('request refused: the database is locked by another process', { method: ctx.method, path: ctx.path });
+        ctx.status = 503;
+        ctx.set('Retry-After', '5');
+        ctx.body = { error: { code: 'busy', message: 'the database is locked by another process; retry shortly' } };
       } else if (e.status && e.status < 500 && e.expose !== false) {
         // errors from koa and its body parser (400 malformed JSON, 413 too large, ...)
         ctx.status = e.status;

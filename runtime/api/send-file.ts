@@ -39,13 +39,14 @@ export async function sendFile(ctx: Context, file: string, contentType: string):
       ctx.status = 206;
       ctx.set('Content-Range', `bytes ${start}-${end}/${stat.size}`);
       ctx.length = end - start + 1;
-      ctx.body = ctx.method === 'HEAD' ? null : fs.createReadStream(file, { start, end });
+      // HEAD: the same status and headers, no body (a null body would turn the answer into 204)
+      if (ctx.method !== 'HEAD') ctx.body = fs.createReadStream(file, { start, end });
       return true;
     }
   }
   ctx.status = 200;
   ctx.length = stat.size;
-  ctx.body = ctx.method === 'HEAD' ? null : fs.createReadStream(file);
+  if (ctx.method !== 'HEAD') ctx.body = fs.createReadStream(file);
   return true;
 }
 

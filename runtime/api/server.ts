@@ -5,11 +5,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Middleware } from 'koa';
 import type Router from '@koa/router';
-import type { EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
 import { withLogFields, type Logger } from '../core/log.js';
 import { requireAdmin, requireTenant, type Keys } from './auth.js';
-import { errorBody } from './errors.js';
+import type { EventBus } from '../core/bus.js';
+import { ApiError, errorBody } from './errors.js';
 
 export interface Mount {
   router: Router;
@@ -25,8 +25,44 @@ export interface HttpServerOptions {
   keys: Keys;
   mounts: Mount[];
   log: Logger;
-  /** hears of every refused request (request.refused), for the metrics */
+  /** longest silence allowed between two bytes of a request body (0: none) */
+  bodyIdleTimeoutMs?: number;
+  /** longest time allowed to receive a request's headers */
+  headersTimeoutMs?: number;
+  /** told of each refused request (request.refused, for the metrics) and each one closed for stalling */
   bus?: EventBus;
+}
+
+const stalledAnswer = (message: string) => JSON.stringify({ error: { code: 'request_timeout', message } });
+
+/**
+ * A client that stops sending in the middle of a body (a slowloris, a dead NVR)
+ * would hold its connection and its upload folder forever: after the idle limit
+ * it gets 408 and the connection is closed, which fails the upload and removes
+ * what it wrote. Silence after the body is complete (a sync wait, a slow reader
+ * of a download) is not a stall.
+ */
+function bodyIdleLimit(options: Omit<HttpServerOptions, 'host' | 'port'>): Middleware {
+  const ms = options.bodyIdleTimeoutMs ?? 0;
+  return async (ctx, next) => {
+    const { req, res } = ctx;
+    if (ms > 0 && !req.complete) {
+      req.setTimeout(ms, () => {
+        if (req.complete) return void req.setTimeout(0);
+        if (res.writableEnded) return void req.destroy(); // answered already (401, 507...): the unread rest is dropped
+        options.log.warn('request body stalled; connection closed', { method: ctx.method, path: ctx.path, idle_ms: ms });
+        options.bus?.emit('request.stalled', { phase: 'body' });
+        const body = stalledAnswer(`no byte of the request body for ${ms / 1000} s (server.body_idle_timeout_s)`);
+        const stalled = new ApiError(408, 'request_timeout', 'the request body stalled');
+        if (res.headersSent) return void req.destroy(stalled);
+        res.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+        res.end(body, () => req.destroy(stalled));
+      });
+      // the body is in: from here silence is a sync wait or a slow reader, which Node would otherwise cut
+      req.once('end', () => req.setTimeout(0));
+    }
+    await next();
+  };
 }
 
 /** A sender's own X-Request-Id is kept when it is a plain token, so its logs and ours line up. */
@@ -78,6 +114,7 @@ export function buildApp(options: Omit<HttpServerOptions, 'host' | 'port'>): Koa
   app.proxy = false;
   app.silent = true;
   app.use(requestLog(options.log, options.bus));
+  app.use(bodyIdleLimit(options));
   app.use(errorBody(options.log));
   for (const mount of options.mounts) {
     const auth = mount.guard ?? guard(mount.access, options.keys);
@@ -102,9 +139,24 @@ export class HttpServer implements Feature {
 
   async start(): Promise<void> {
     const app = buildApp(this.options);
-    const server = http.createServer(app.callback());
-    server.requestTimeout = 0; // long uploads and sync waits are bounded by their own limits
+    const headersTimeout = this.options.headersTimeoutMs ?? 20_000;
+    // the headers deadline is checked at this interval, so it must be finer than the deadline
+    const server = http.createServer({ connectionsCheckingInterval: Math.min(1000, headersTimeout) }, app.callback());
+    server.requestTimeout = 0; // long uploads and sync waits are bounded by the body idle limit and their own limits
+    server.headersTimeout = headersTimeout;
     server.keepAliveTimeout = 5000;
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+      if (timedOut) {
+        this.options.log.warn('request headers stalled; connection closed', { timeout_ms: headersTimeout });
+        this.options.bus?.emit('request.stalled', { phase: 'headers' });
+      }
+      // what Node answers without a listener, and the same JSON error shape as every answer
+      if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) {
+        const body = timedOut ? stalledAnswer(`the request headers did not arrive within ${headersTimeout / 1000} s (server.headers_timeout_s)`) : JSON.stringify({ error: { code: 'bad_request', message: 'malformed HTTP request' } });
+        socket.end(`HTTP/1.1 ${timedOut ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      } else socket.destroy();
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.options.port, this.options.host, () => resolve());

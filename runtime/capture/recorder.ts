@@ -2,6 +2,7 @@
 // video stream (no re-encoding on a small gateway) and dropping audio. It never
 // hangs: socket timeouts make ffmpeg give up on a silent camera, and a hard
 // timer kills it after record_s + timeout_s whatever it is doing.
+import { redactedUrl } from '../core/redact.js';
 import { spawn } from 'node:child_process';
 import dns from 'node:dns';
 import fs from 'node:fs';
@@ -33,18 +34,6 @@ export async function urlWithAddress(url: string): Promise<string> {
   return u.toString();
 }
 
-/** The URL without any credentials, for logs and error messages. */
-export function redactedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (!u.username && !u.password) return url;
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return '(invalid URL)';
-  }
-}
 
 function inputArgs(camera: Camera): string[] {
   const timeoutUs = String(Math.round(camera.timeoutS * 1e6));
@@ -137,3 +126,5 @@ function runFfmpeg(camera: Camera, args: string[], outFile: string, signal?: Abo
     });
   });
 }
+
+export { redactedUrl };

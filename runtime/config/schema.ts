@@ -30,6 +30,10 @@ export const serverSchema = z.strictObject({
   max_upload_bytes: positiveInt.default(512 * 1024 * 1024),
   /** how long POST /api/classify?sync=true waits for the final result before answering 202 */
   sync_timeout_s: positiveInt.default(300),
+  /** longest silence between two bytes of a request body before the request gets 408 and its connection is closed (0: none) */
+  body_idle_timeout_s: z.number().min(0).default(30),
+  /** longest time to receive a request's headers before 408 and the connection is closed */
+  headers_timeout_s: z.number().positive().default(20),
 });
 
 export const storageSchema = z.strictObject({
@@ -37,6 +41,8 @@ export const storageSchema = z.strictObject({
   data_dir: z.string().min(1).default('data'),
   /** the SQLite file; relative paths are inside data_dir */
   database: z.string().min(1).default('vigil.db'),
+  /** the umask of the daemon (octal): what it creates is private to its user by default (clips are CCTV footage) */
+  umask: z.string().regex(/^0?[0-7]{3}$/, 'an octal umask such as "0077" or "0027"').default('0077'),
 });
 
 export const jobsSchema = z.strictObject({

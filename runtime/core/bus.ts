@@ -28,6 +28,8 @@ export interface BusEvents {
   'mqtt.connection': { connected: boolean };
   /** the HTTP API refused a request (any 4xx or 5xx answer); code is the JSON error's code */
   'request.refused': { status: number; code: string; tenant?: string };
+  /** a client stopped sending in the middle of its request headers or body; the connection was closed */
+  'request.stalled': { phase: 'headers' | 'body' };
   /** a camera recording was asked for (over HTTP, MQTT or by a schedule) */
   'capture.requested': { camera: string; source: 'http' | 'mqtt' | 'schedule' };
   /** a camera recording ended: its clip accepted, the camera failed (a 3001 result), or the clip refused (storage full, ...) */

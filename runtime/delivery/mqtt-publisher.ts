@@ -5,6 +5,7 @@
 // <prefix>/cameras/<id>/capture into capture requests. The outbox is the source
 // of truth: a row is marked delivered only once the broker acknowledged it, so
 // results that finish while the broker is away go out when it is back.
+import { redactedUrl, redactUrlsIn } from '../core/redact.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
@@ -112,7 +113,7 @@ export class MqttPublisher implements Feature {
       connected = true;
       this.backoff.reset();
       client.options.reconnectPeriod = config.reconnect.initial_s * 1000;
-      log.info('connected to the MQTT broker', { url: config.url, client_id: options.clientId });
+      log.info('connected to the MQTT broker', { url: redactedUrl(config.url), client_id: options.clientId });
       bus.emit('mqtt.connection', { connected: true });
       void this.onConnect(client);
     });
@@ -122,11 +123,11 @@ export class MqttPublisher implements Feature {
       client.options.reconnectPeriod = this.backoff.miss();
       if (connected) {
         connected = false;
-        log.warn('lost the MQTT broker; reconnecting with backoff', { url: config.url });
+        log.warn('lost the MQTT broker; reconnecting with backoff', { url: redactedUrl(config.url) });
         bus.emit('mqtt.connection', { connected: false });
       }
     });
-    client.on('error', (err) => log.warn('MQTT client error', { url: config.url, error: errorMessage(err) }));
+    client.on('error', (err) => log.warn('MQTT client error', { url: redactedUrl(config.url), error: redactUrlsIn(errorMessage(err)) }));
     client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain));
     this.statusTimer = setInterval(() => void this.publishStatus(), config.status_interval_s * 1000);
     this.statusTimer.unref();

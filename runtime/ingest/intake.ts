@@ -29,6 +29,11 @@ export interface Acceptance {
 }
 
 const FLOW = /^[A-Za-z0-9._-]{1,64}$/;
+/** metadata is stored and returned as submitted: bounded so a hostile sender cannot exhaust the stack or the store */
+export const METADATA_MAX_BYTES = 64 * 1024;
+export const METADATA_MAX_DEPTH = 32;
+/** a file name as file systems allow it; also the bound of camera_id and parent_id */
+const NAME_MAX = 255;
 const EXTENSION = /^\.[A-Za-z0-9]{1,8}$/;
 const TYPE_EXTENSIONS: Record<string, string> = {
   'video/mp4': '.mp4', 'video/quicktime': '.mov', 'video/x-msvideo': '.avi', 'video/avi': '.avi',
@@ -46,6 +51,7 @@ export class Intake {
 
   async accept(tenant: string, s: Submission): Promise<Acceptance> {
     const fields = parseFields(s.fields, this.defaultFlows.get(tenant) ?? 'default');
+    if (s.originalName.length > NAME_MAX) throw new ApiError(400, 'invalid_videoname', `the video's name is longer than ${NAME_MAX} characters`);
     let clip;
     try {
       clip = await probeClip(s.file);
@@ -56,21 +62,28 @@ export class Intake {
     const id = crypto.randomUUID();
     const ext = extensionOf(s.originalName, s.contentType);
     const filename = `${id}${ext}`;
-    await this.files.adopt(id, s.file, filename);
     const { path: _path, ...specs } = clip;
-    const acceptedAt = await this.store.accept({
-      id,
-      tenant,
-      flow: fields.flow,
-      parentId: fields.parentId,
-      cameraId: fields.cameraId,
-      analyseId: fields.analyseId,
-      metadata: fields.metadata,
-      videoname: s.originalName || filename,
-      filename,
-      filesize: s.size,
-      originalSpecs: specs,
-    });
+    let acceptedAt: string;
+    try {
+      await this.files.adopt(id, s.file, filename);
+      acceptedAt = await this.store.accept({
+        id,
+        tenant,
+        flow: fields.flow,
+        parentId: fields.parentId,
+        cameraId: fields.cameraId,
+        analyseId: fields.analyseId,
+        metadata: fields.metadata,
+        videoname: s.originalName || filename,
+        filename,
+        filesize: s.size,
+        originalSpecs: specs,
+      });
+    } catch (err) {
+      // The clip may already sit in media/<id>/: with no row it must not stay there.
+      await this.files.remove(id).catch((rmErr: unknown) => this.log.error('could not remove a clip that was not accepted', { id, error: (rmErr as Error).message }));
+      throw err;
+    }
     this.log.info('clip accepted', { id, tenant, flow: fields.flow, bytes: s.size, codec: clip.codec, duration: clip.duration });
     this.bus.emit('job.accepted', { id, tenant });
     return { id, accepted_at: acceptedAt ?? isoNow() };
@@ -94,6 +107,9 @@ interface ParsedFields {
 export function parseFields(fields: Record<string, string>, defaultFlow: string): ParsedFields {
   let metadata: Record<string, unknown> = {};
   if (fields.metadata !== undefined && fields.metadata.trim() !== '') {
+    if (Buffer.byteLength(fields.metadata) > METADATA_MAX_BYTES) {
+      throw new ApiError(400, 'invalid_metadata', `metadata is larger than the limit of ${METADATA_MAX_BYTES} bytes`);
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(fields.metadata);
@@ -102,6 +118,10 @@ export function parseFields(fields: Record<string, string>, defaultFlow: string)
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
       throw new ApiError(400, 'invalid_metadata', 'metadata must be a JSON object, e.g. {"camera_id": "cam-1", "site_id": 12}');
+    }
+    const depth = nestingDepth(parsed);
+    if (depth > METADATA_MAX_DEPTH) {
+      throw new ApiError(400, 'invalid_metadata', `metadata nests objects and arrays ${depth} deep, over the limit of ${METADATA_MAX_DEPTH}`);
     }
     metadata = parsed as Record<string, unknown>;
   }
@@ -114,9 +134,24 @@ export function parseFields(fields: Record<string, string>, defaultFlow: string)
   }
   const parentId = fields.parent_id ?? '';
   if (parentId.length > 256) throw new ApiError(400, 'invalid_parent_id', 'parent_id is longer than 256 characters');
+  if ((fields.camera_id ?? '').length > NAME_MAX) throw new ApiError(400, 'invalid_camera_id', `camera_id is longer than ${NAME_MAX} characters`);
   const flow = fields.flow || defaultFlow;
   if (!FLOW.test(flow)) throw new ApiError(400, 'invalid_flow', 'flow must be 1 to 64 letters, digits, ".", "_" or "-"');
   return { metadata, analyseId, parentId, cameraId: cameraIdOf(metadata, fields), flow };
+}
+
+/** How deep objects and arrays nest, counted without recursion (the input is hostile). */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (!v || typeof v !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > METADATA_MAX_DEPTH) return deepest;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** camera_id: metadata.camera_id, else a camera_id field or query parameter, else empty. */

@@ -10,6 +10,13 @@ import { Transform } from 'node:stream';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { ApiError } from '../api/errors.js';
+import { isDiskFull } from '../core/disk-full.js';
+import { METADATA_MAX_BYTES } from './intake.js';
+
+/** At most this many file parts (one is used: "video"), text fields, and bytes of all text fields together. */
+const MAX_FILE_PARTS = 4;
+const MAX_FIELDS = 64;
+const MAX_FIELDS_BYTES = METADATA_MAX_BYTES + 64 * 1024;
 
 export interface ReceivedUpload {
   /** the temporary file holding the clip */
@@ -43,13 +50,33 @@ export async function receiveUpload(ctx: Context, incomingDir: string, maxBytes:
 
 /** The disk filled while the upload was written: 507, as when admission refuses it up front. */
 function diskFull(err: unknown): ApiError | undefined {
-  const e = err as NodeJS.ErrnoException & { internalCode?: number };
-  if (e?.code !== 'ENOSPC' && !/ENOSPC/.test(String(e?.message))) return undefined;
+  if (!isDiskFull(err)) return undefined;
   return new ApiError(507, 'insufficient_storage', 'the data volume filled up while the upload was written: the clip was not stored');
 }
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError(413, 'too_large', `the upload is larger than the limit of ${maxBytes} bytes (server.max_upload_bytes)`);
+}
+
+/** Formidable's error codes (formidable/src/FormidableError.js) that name a limit of ours. */
+const FORMIDABLE = { maxFieldsSizeExceeded: 1006, maxFieldsExceeded: 1007, biggerThanTotalMaxFileSize: 1009, maxFilesExceeded: 1015, biggerThanMaxFileSize: 1016 };
+
+/** Each refusal of a multipart body names its real cause. */
+function multipartRefusal(err: unknown, maxBytes: number): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as Error & { code?: unknown };
+  switch (e.code) {
+    case FORMIDABLE.biggerThanMaxFileSize:
+    case FORMIDABLE.biggerThanTotalMaxFileSize:
+      return tooLarge(maxBytes);
+    case FORMIDABLE.maxFilesExceeded:
+      return new ApiError(400, 'bad_multipart', `the form has more than ${MAX_FILE_PARTS} file parts; send one "video" part`);
+    case FORMIDABLE.maxFieldsExceeded:
+      return new ApiError(400, 'bad_multipart', `the form has more than ${MAX_FIELDS} text fields`);
+    case FORMIDABLE.maxFieldsSizeExceeded:
+      return new ApiError(413, 'fields_too_large', `the form's text fields are larger than ${MAX_FIELDS_BYTES} bytes together (metadata may be at most ${METADATA_MAX_BYTES} bytes)`);
+  }
+  return diskFull(err) ?? new ApiError(400, 'bad_multipart', `the multipart body could not be read: ${e.message}`);
 }
 
 function queryFields(ctx: Context): Record<string, string> {
@@ -64,15 +91,15 @@ async function receiveMultipart(ctx: Context, workDir: string, maxBytes: number)
     json: false,
     urlencoded: false,
     text: false,
-    formidable: { uploadDir: workDir, maxFileSize: maxBytes, maxTotalFileSize: maxBytes, allowEmptyFiles: true, minFileSize: 0, maxFiles: 4 },
+    formidable: {
+      uploadDir: workDir, maxFileSize: maxBytes, maxTotalFileSize: maxBytes, allowEmptyFiles: true, minFileSize: 0,
+      maxFiles: MAX_FILE_PARTS, maxFields: MAX_FIELDS, maxFieldsSize: MAX_FIELDS_BYTES,
+    },
   });
   try {
     await parse(ctx, async () => {});
   } catch (err) {
-    const e = err as Error & { httpCode?: number; status?: number };
-    const status = e.httpCode ?? e.status ?? 400;
-    if (status === 413 || /maxFileSize|maxTotalFileSize/.test(e.message)) throw tooLarge(maxBytes);
-    throw diskFull(err) ?? new ApiError(400, 'bad_multipart', `the multipart body could not be read: ${e.message}`);
+    throw multipartRefusal(err, maxBytes);
   }
   const files = ctx.request.files ?? {};
   const part = files.video;

@@ -2,6 +2,7 @@
 // hide the row, stop its job, remove its files, then remove its rows. Each step
 // is safe to repeat, so a deletion a crash interrupted is finished at start.
 import type { EventBus } from '../core/bus.js';
+import { isDiskFull } from '../core/disk-full.js';
 import type { Logger } from '../core/log.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import type { MediaFiles } from '../store/media-files.js';
@@ -20,12 +21,32 @@ export class Deleter {
   ) {}
 
   async delete(id: string, tenant: string, reason: 'api' | 'retention'): Promise<void> {
-    await this.store.markDeleting(id);
+    await this.markOrFreeFirst([id], (ids) => this.store.markDeleting(ids[0]));
     await this.jobs.cancel(id);
     await this.files.remove(id);
     await this.store.removeRows(id);
     this.log.info('classification deleted', { id, tenant, reason });
     this.bus.emit('classification.deleted', { id, tenant, reason });
+  }
+
+  /**
+   * Marks rows deleting. On a full volume SQLite cannot write even that, and
+   * deleting is how space comes back: the files go first (a crash right after
+   * leaves rows whose media vanished, which the start-up check marks), then the
+   * mark is written into the space they freed.
+   */
+  async markOrFreeFirst(ids: string[], mark: (ids: string[]) => Promise<void>): Promise<void> {
+    try {
+      await mark(ids);
+    } catch (err) {
+      if (!isDiskFull(err)) throw err;
+      this.log.warn('the data volume is full: removing files before rows', { count: ids.length });
+      for (const id of ids) {
+        await this.jobs.cancel(id);
+        await this.files.remove(id);
+      }
+      await mark(ids);
+    }
   }
 
   /**
@@ -44,20 +65,27 @@ export class Deleter {
     }
   }
 
-  /** Finishes interrupted deletions and removes media folders that no row owns. */
-  async reconcile(knownIds: (ids: string[]) => Promise<Set<string>>): Promise<{ finished: number; orphans: number }> {
+  /**
+   * Finishes interrupted deletions, removes media folders that no row owns, and
+   * in the others every file that is neither the clip nor the highlight (what a
+   * render killed mid-way leaves: highlight.mp4.part, highlight.mp4.filters).
+   * Runs before any job, so no file here is in use.
+   */
+  async reconcile(knownClips: (ids: string[]) => Promise<Map<string, string>>): Promise<{ finished: number; orphans: number; leftovers: number }> {
     const interrupted = await this.store.listDeleting();
     for (const id of interrupted) {
       await this.files.remove(id);
       await this.store.removeRows(id);
     }
     const folders = await this.files.listIds();
-    const owned = await knownIds(folders);
+    const owned = await knownClips(folders);
     const orphans = folders.filter((id) => !owned.has(id));
     for (const id of orphans) await this.files.remove(id);
-    if (interrupted.length || orphans.length) {
-      this.log.warn('start-up reconciliation', { deletions_finished: interrupted.length, orphan_folders_removed: orphans.length });
+    let leftovers = 0;
+    for (const [id, filename] of owned) leftovers += await this.files.removeStrays(id, filename);
+    if (interrupted.length || orphans.length || leftovers) {
+      this.log.warn('start-up reconciliation', { deletions_finished: interrupted.length, orphan_folders_removed: orphans.length, leftover_files_removed: leftovers });
     }
-    return { finished: interrupted.length, orphans: orphans.length };
+    return { finished: interrupted.length, orphans: orphans.length, leftovers };
   }
 }

@@ -2,6 +2,7 @@
 // then make the result final (which queues its deliveries).
 import fs from 'node:fs';
 import type { Analysis, ClipInfo } from '../core/analysis.js';
+import { isDiskFull } from '../core/disk-full.js';
 import { ErrorCode, PipelineError, errorMessage } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
 import type { Logger } from '../core/log.js';
@@ -72,7 +73,13 @@ export async function processJob(
   if (!row) return undefined;
   const started = Date.now();
 
+  const alreadyClassified = row.status_classify === 'done' || row.status_classify === 'error';
   if (attempts > ctx.maxAttempts) {
+    if (alreadyClassified) {
+      // What crashed was the highlight: give up the render only, the classification stands.
+      ctx.log.error('highlight given up after repeated crashes; the classification is kept', { id, attempts });
+      return ctx.store.finalize(id, noVideo(`not rendered: rendering stopped the runtime ${attempts - 1} times and was given up`), Date.now() - started);
+    }
     await ctx.store.markStarted(id);
     ctx.log.error('job gave up after repeated crashes', { id, attempts });
     const outcome = failure(new PipelineError(ErrorCode.GAVE_UP, `processing stopped the runtime ${attempts - 1} times; the clip was given up`));
@@ -84,7 +91,6 @@ export async function processJob(
   // A job interrupted after its classification was stored (e.g. while its
   // highlight rendered) resumes from the stored outcome instead of classifying again.
   let analysis = storedAnalysis(row);
-  const alreadyClassified = row.status_classify === 'done' || row.status_classify === 'error';
   if (!alreadyClassified) {
     await ctx.store.markStarted(id);
     analysis = await classifyClip(ctx, id, clip, signal, started);
@@ -170,8 +176,10 @@ async function render(ctx: JobContext, id: string, clip: ClipInfo, analysis: Ana
     };
   } catch (err) {
     if (signal.aborted) throw signal.reason;
+    await fs.promises.rm(outPath, { force: true }).catch(() => {});
+    // a full volume passes: the job is tried again later instead of losing its highlight for good
+    if (isDiskFull(err)) throw err;
     ctx.log.warn('highlight rendering failed', { id, error: errorMessage(err) });
-    await fs.promises.rm(outPath, { force: true });
     return noVideo(`rendering failed: ${errorMessage(err)}`);
   }
 }

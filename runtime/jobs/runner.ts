@@ -3,9 +3,11 @@
 // process per clip. A job is in the queue until its result is final, so a
 // crash at any point only means the job runs again after the restart.
 import type { EventBus } from '../core/bus.js';
+import { isDiskFull } from '../core/disk-full.js';
 import { CancelledError } from '../core/errors.js';
 import { CoalescingPump } from '../core/pump.js';
 import type { Feature } from '../core/feature.js';
+import type { QueuedJob } from '../store/classifications.js';
 import { processJob, type JobContext } from './process-job.js';
 
 /** Why a running job's signal fired. */
@@ -21,12 +23,24 @@ export interface RunnerOptions {
   shutdownGraceMs: number;
 }
 
+/** After a store failure (a full volume, a locked file) the queue is tried again, waiting longer each time up to the maximum. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 15_000;
+
 export class JobRunner implements Feature {
   readonly name = 'jobs';
   /** every job in progress; `classifying` ones hold a slot, the others are rendering their highlight */
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; classifying: boolean }>();
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; classifying: boolean; tenant: string }>();
+  /** when each tenant last got a slot (a claim counter), for round robin between tenants */
+  private readonly lastServed = new Map<string, number>();
+  private claims = 0;
   private stopping = true;
   private unsubscribe: (() => void) | undefined;
+  /** jobs whose run failed in the store: put back in the queue by the next retry, with whether the attempt counts */
+  private readonly toRequeue = new Map<string, boolean>();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private requeueDue = false;
+  private retryDelayMs = RETRY_FIRST_MS;
 
   constructor(
     private readonly ctx: JobContext,
@@ -45,6 +59,8 @@ export class JobRunner implements Feature {
   async stop(): Promise<void> {
     this.stopping = true;
     this.unsubscribe?.();
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     const jobs = [...this.running.values()];
     if (jobs.length === 0) return;
     this.ctx.log.info('waiting for running jobs', { count: jobs.length, grace_ms: this.options.shutdownGraceMs });
@@ -77,23 +93,63 @@ export class JobRunner implements Feature {
   /** Starts queued jobs while there are free slots. */
   private readonly queuePump = new CoalescingPump(
     async () => {
-      while (!this.stopping && this.busySlots < this.options.concurrency) {
-        const job = await this.ctx.store.claimNext();
-        if (!job) break;
-        this.launch(job.id, job.attempts);
+      const retrying = this.requeueDue && this.toRequeue.size > 0;
+      if (this.requeueDue) {
+        for (const [id, countAttempt] of this.toRequeue) {
+          await this.ctx.store.requeue(id, countAttempt);
+          this.toRequeue.delete(id);
+        }
+        this.requeueDue = false;
       }
+      while (!this.stopping && this.busySlots < this.options.concurrency) {
+        const job = await this.ctx.store.claimNext((candidates) => this.fairest(candidates));
+        if (!job) break;
+        this.lastServed.set(job.tenant, ++this.claims);
+        this.launch(job.id, job.attempts, job.tenant);
+      }
+      if (!retrying && this.toRequeue.size === 0) this.retryDelayMs = RETRY_FIRST_MS;
     },
-    (err) => this.ctx.log.error('could not take jobs from the queue', { err }),
+    (err) => {
+      this.ctx.log.error('could not take jobs from the queue; trying again', { err, retry_in_ms: this.retryDelayMs });
+      this.retryLater();
+    },
     () => this.stopping,
   );
+
+  /** The queue resumes by itself once the store can be written again (space came back). */
+  private retryLater(): void {
+    if (this.stopping || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.requeueDue = true;
+      this.pump();
+    }, this.retryDelayMs);
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
+  }
 
   private pump(): void {
     this.queuePump.request();
   }
 
-  private launch(id: string, attempts: number): void {
+  /**
+   * Fair share between tenants: the next slot goes to the tenant classifying the
+   * fewest clips now, then to the one served longest ago, so a burst of one NVR's
+   * tenant waits behind itself, not in front of the others.
+   */
+  private fairest(candidates: QueuedJob[]): QueuedJob {
+    const busy = new Map<string, number>();
+    for (const job of this.running.values()) if (job.classifying) busy.set(job.tenant, (busy.get(job.tenant) ?? 0) + 1);
+    const key = (c: QueuedJob): [number, number, number] => [busy.get(c.tenant) ?? 0, this.lastServed.get(c.tenant) ?? 0, c.enqueuedMs];
+    return candidates.reduce((best, c) => {
+      const [a, b] = [key(c), key(best)];
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? c : best;
+      return best;
+    });
+  }
+
+  private launch(id: string, attempts: number, tenant: string): void {
     const controller = new AbortController();
-    const entry = { controller, done: Promise.resolve(), classifying: true };
+    const entry = { controller, done: Promise.resolve(), classifying: true, tenant };
     this.running.set(id, entry);
     const classified = () => {
       entry.classifying = false;
@@ -124,8 +180,13 @@ export class JobRunner implements Feature {
       } else if (err instanceof CancelledError) {
         log.info('job cancelled', { id, reason: err.message });
       } else {
-        // Only the store can fail here; leave the job running-marked so the next start retries it.
-        log.error('job failed unexpectedly', { id, err });
+        // The store failed (or a full volume under the render): the job goes back to the queue and
+        // is tried again later. A full volume is not the clip's fault and costs no attempt; anything
+        // else counts, so a job that always fails ends with 9001 after jobs.max_attempts.
+        const full = isDiskFull(err);
+        log.error('job failed in the store; it will be tried again', { id, err, disk_full: full });
+        this.toRequeue.set(id, !full);
+        this.retryLater();
       }
     }
   }

@@ -2,6 +2,7 @@
 // configured pack (a manifest published at <source>/<pack>/manifest.json, or
 // the one shipped with the runtime), pulls and verifies it, and activates it.
 // The model service notices the activation and swaps.
+import { redactedUrl } from '../core/redact.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
@@ -44,7 +45,7 @@ export class ModelUpdater implements Feature {
   async start(): Promise<void> {
     if (!this.config.update_schedule) return;
     this.task = cron.schedule(this.config.update_schedule, () => void this.check(), { noOverlap: true });
-    this.log.info('model updates scheduled', { schedule: this.config.update_schedule, source: this.config.source || 'upstream URLs' });
+    this.log.info('model updates scheduled', { schedule: this.config.update_schedule, source: this.config.source ? redactedUrl(this.config.source) : 'upstream URLs' });
   }
 
   async stop(): Promise<void> {

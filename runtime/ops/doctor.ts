@@ -1,6 +1,7 @@
 // `vigil doctor`: checks what the gateway needs, one line each, and says what
 // to fix. Read-only: it sends no result anywhere (webhook endpoints get a TCP
 // connect, not a POST) and changes no data.
+import { redactedUrl, redactUrlsIn } from '../core/redact.js';
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -93,7 +94,7 @@ export function doctorChecks(config: Config): Array<[string, Check]> {
       const store = new PackStore(path.join(dataDir, 'models'));
       const pack = store.active();
       if (!pack) {
-        return { check: 'model', ok: false, detail: 'no model pack is active', fix: `run \`vigil models pull\` (source: ${config.models.source || 'the upstream URLs'})` };
+        return { check: 'model', ok: false, detail: 'no model pack is active', fix: `run \`vigil models pull\` (source: ${config.models.source ? redactedUrl(config.models.source) : 'the upstream URLs'})` };
       }
       for (const file of packFiles(pack.manifest)) {
         const where = path.join(pack.dir, file.name);
@@ -120,13 +121,13 @@ export function doctorChecks(config: Config): Array<[string, Check]> {
       const options = { ...clientOptions(config.mqtt, mqttTopics(config.mqtt.prefix)), reconnectPeriod: 0, will: undefined };
       const client = mqtt.connect(config.mqtt.url, { ...options, clientId: `${options.clientId}-doctor` });
       try {
-        await withTimeout(8000, config.mqtt.url, new Promise<void>((resolve, reject) => {
+        await withTimeout(8000, redactedUrl(config.mqtt.url), new Promise<void>((resolve, reject) => {
           client.once('connect', () => resolve());
           client.once('error', reject);
         }));
-        return { check: 'broker', ok: true, detail: `connected to ${config.mqtt.url}` };
+        return { check: 'broker', ok: true, detail: `connected to ${redactedUrl(config.mqtt.url)}` };
       } catch (err) {
-        return { check: 'broker', ok: false, detail: `${config.mqtt.url}: ${(err as Error).message}`, fix: 'check mqtt.url, credentials and TLS files, and that the broker runs' };
+        return { check: 'broker', ok: false, detail: `${redactedUrl(config.mqtt.url)}: ${redactUrlsIn((err as Error).message)}`, fix: 'check mqtt.url, credentials and TLS files, and that the broker runs' };
       } finally {
         client.end(true);
       }

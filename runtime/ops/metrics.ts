@@ -77,6 +77,7 @@ export class Metrics implements Feature {
     const children = gauge('vigil_child_processes', 'Running child processes by kind (interpreter workers, ffmpeg and ffprobe, other).', ['kind']);
     const childMemory = gauge('vigil_child_resident_memory_bytes', 'Resident memory of the running child processes, by kind.', ['kind']);
     const childCpu = counter('vigil_child_cpu_seconds_total', 'CPU time (user and system) of the child processes since the start, by kind.', ['kind']);
+    const stalled = counter('vigil_requests_stalled_total', 'Requests whose client stopped sending mid-way and were closed, by phase (headers or body).', ['phase']);
 
     clipSeconds.zero({});
     inferenceSeconds.zero({});
@@ -87,6 +88,7 @@ export class Metrics implements Feature {
     }
     for (const outcome of CAPTURE_OUTCOMES) captures.inc({ outcome }, 0);
     mqtt.set(0);
+    for (const phase of ['headers', 'body']) stalled.inc({ phase }, 0);
 
     const started = new Map<string, number>();
     this.unsubscribe = [
@@ -127,6 +129,7 @@ export class Metrics implements Feature {
         if (latencyMs !== undefined && outcome !== 'dropped') deliverySeconds.observe({ target }, latencyMs / 1000);
       }),
       bus.on('mqtt.connection', ({ connected }) => mqtt.set(connected ? 1 : 0)),
+      bus.on('request.stalled', ({ phase }) => stalled.inc({ phase })),
     ];
 
     const cpuCounted = Object.fromEntries(CHILD_KINDS.map((k) => [k, 0])) as Record<ChildKind, number>;

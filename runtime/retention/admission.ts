@@ -9,7 +9,8 @@ export function storageAdmission(pruner: Pruner): (ctx: Context) => Promise<void
   return async (ctx) => {
     const declared = Number(ctx.get('content-length'));
     const bytes = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
-    const reason = await pruner.admit({ count: 1, bytes });
+    const tenant = typeof ctx.state?.tenant === 'string' ? ctx.state.tenant : undefined;
+    const reason = await pruner.admit({ count: 1, bytes, tenant });
     if (reason) throw new ApiError(507, 'insufficient_storage', `not enough storage for this upload: ${reason}`);
   };
 }

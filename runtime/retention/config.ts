@@ -8,6 +8,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const nonNegative = z.number().min(0);
 const bytes = z.number().int().min(0);
 
+const perTenant = z.union([z.literal('share'), z.number().int().min(0)]).default('share');
+
 export const retentionSchema = z.strictObject({
   /** a final classification older than this many days is pruned (fractions allowed; 0 = no age bound) */
   max_age_days: nonNegative.default(30),
@@ -27,6 +29,10 @@ export const retentionSchema = z.strictObject({
     .default('*/15 * * * *'),
   /** classifications deleted per batch; free space and totals are measured again between batches */
   batch_size: z.number().int().positive().default(200),
+  /** classifications kept per tenant: "share" (max_count divided among the configured tenants), a number, or 0 (no tenant bound) */
+  tenant_max_count: perTenant,
+  /** media bytes per tenant: "share" (max_media_bytes divided among the configured tenants), a number, or 0 (no tenant bound) */
+  tenant_max_media_bytes: perTenant,
 });
 
 export type RetentionConfig = z.infer<typeof retentionSchema>;
@@ -39,10 +45,22 @@ export interface RetentionLimits {
   minFreeBytes: number;
   clipMaxAgeMs: number;
   batchSize: number;
+  /** per tenant, so one tenant's burst cannot evict another's results (0: none) */
+  tenantMaxCount: number;
+  tenantMaxMediaBytes: number;
 }
 
-export function retentionLimits(c: RetentionConfig): RetentionLimits {
+/** A tenant's bound: an explicit number, or its share of the global bound (none when the global one is off). */
+function tenantBound(setting: 'share' | number, global: number, tenants: number): number {
+  if (setting !== 'share') return setting;
+  if (global <= 0 || tenants <= 1) return 0; // one tenant: its share is the global bound itself
+  return Math.max(1, Math.floor(global / Math.max(1, tenants)));
+}
+
+export function retentionLimits(c: RetentionConfig, tenants = 1): RetentionLimits {
   return {
+    tenantMaxCount: tenantBound(c.tenant_max_count, c.max_count, tenants),
+    tenantMaxMediaBytes: tenantBound(c.tenant_max_media_bytes, c.max_media_bytes, tenants),
     maxAgeMs: c.max_age_days * DAY_MS,
     maxCount: c.max_count,
     maxMediaBytes: c.max_media_bytes,

@@ -16,15 +16,19 @@ import type { Candidate, RetentionQueries } from './retention-queries.js';
 export interface ClassificationDeleter {
   /** deletes rows already marked deleting, files first, in one batch */
   deleteMarked(items: Array<{ id: string; tenant: string }>, reason: 'api' | 'retention'): Promise<void>;
+  /** marks rows deleting with `mark`; on a full volume removes their files first to make room for the mark */
+  markOrFreeFirst(ids: string[], mark: (ids: string[]) => Promise<void>): Promise<void>;
 }
 
 /** Room to make for what is about to arrive. */
 export interface Reserve {
   count: number;
   bytes: number;
+  /** the tenant it arrives for: its own bounds are checked too */
+  tenant?: string;
 }
 
-export type Bound = 'max_age' | 'max_count' | 'max_media_bytes' | 'min_free_bytes';
+export type Bound = 'max_age' | 'max_count' | 'max_media_bytes' | 'min_free_bytes' | 'tenant_max_count' | 'tenant_max_media_bytes';
 
 export interface PruneReport {
   pruned: number;
@@ -99,6 +103,11 @@ export class Pruner {
     const totals = await queries.totals();
     if (limits.maxCount > 0 && totals.count + reserve.count > limits.maxCount) return true;
     if (limits.maxMediaBytes > 0 && totals.mediaBytes + reserve.bytes > limits.maxMediaBytes) return true;
+    if (reserve.tenant !== undefined && (limits.tenantMaxCount > 0 || limits.tenantMaxMediaBytes > 0)) {
+      const own = (await queries.tenantTotals()).find((t) => t.tenant === reserve.tenant);
+      if (own && limits.tenantMaxCount > 0 && own.count + reserve.count > limits.tenantMaxCount) return true;
+      if (limits.tenantMaxMediaBytes > 0 && (own?.mediaBytes ?? 0) + reserve.bytes > limits.tenantMaxMediaBytes) return true;
+    }
     return (await disk()).freeBytes < limits.minFreeBytes + reserve.bytes;
   }
 
@@ -109,6 +118,7 @@ export class Pruner {
       await this.pruneByAge(report);
       await this.removeOldClips(report);
     }
+    await this.pruneTenants(reserve, report);
     await this.pruneByCount(reserve, report);
     await this.pruneByMediaBytes(reserve, report);
     await this.pruneForFreeSpace(reserve, report);
@@ -165,6 +175,33 @@ export class Pruner {
     }
   }
 
+  /**
+   * Each tenant within its own count and byte bounds, pruning only its own oldest:
+   * one tenant's burst never evicts another's results. Count keeps pending
+   * deliveries past the bound, bytes do not (as the global bounds).
+   */
+  private async pruneTenants(reserve: Reserve, report: PruneReport): Promise<void> {
+    const { limits, queries } = this.deps;
+    if (limits.tenantMaxCount <= 0 && limits.tenantMaxMediaBytes <= 0) return;
+    const extra = (tenant: string) => (tenant === reserve.tenant ? reserve : NO_RESERVE);
+    const ownTotals = async (tenant: string) => (await queries.tenantTotals()).find((t) => t.tenant === tenant) ?? { tenant, count: 0, mediaBytes: 0 };
+    for (const { tenant } of await queries.tenantTotals()) {
+      if (limits.tenantMaxCount > 0) {
+        while (!this.stopping) {
+          const excess = (await ownTotals(tenant)).count + extra(tenant).count - limits.tenantMaxCount;
+          if (excess <= 0) break;
+          const batch = await queries.oldest(Math.min(excess, limits.batchSize), { deliveredOnly: true, tenant });
+          if (batch.length === 0) break;
+          await this.deleteAll(batch, 'tenant_max_count', report);
+        }
+      }
+      if (limits.tenantMaxMediaBytes > 0) {
+        await this.freeUntil('tenant_max_media_bytes', report,
+          async () => (await ownTotals(tenant)).mediaBytes + extra(tenant).bytes - limits.tenantMaxMediaBytes, tenant);
+      }
+    }
+  }
+
   private async pruneByMediaBytes(reserve: Reserve, report: PruneReport): Promise<void> {
     const { limits, queries } = this.deps;
     if (limits.maxMediaBytes <= 0) return;
@@ -181,21 +218,21 @@ export class Pruner {
    * bytes are won back. When even all of them would not be enough, nothing is
    * deleted: uploads are refused instead of emptying the store for nothing.
    */
-  private async freeUntil(bound: Bound, report: PruneReport, missing: () => Promise<number>): Promise<void> {
+  private async freeUntil(bound: Bound, report: PruneReport, missing: () => Promise<number>, tenant?: string): Promise<void> {
     const { limits, queries, log } = this.deps;
     let checkedRecoverable = false;
     while (!this.stopping) {
       const need = await missing();
       if (need <= 0) return;
       if (!checkedRecoverable) {
-        const prunable = await queries.prunableBytes();
+        const prunable = await queries.prunableBytes(tenant);
         if (prunable < need) {
-          log.warn('retention cannot recover the bound by pruning', { bound, missing_bytes: need, prunable_bytes: prunable });
+          log.warn('retention cannot recover the bound by pruning', { bound, tenant, missing_bytes: need, prunable_bytes: prunable });
           return;
         }
         checkedRecoverable = true;
       }
-      const candidates = await queries.oldest(limits.batchSize, { deliveredOnly: false, withMedia: true });
+      const candidates = await queries.oldest(limits.batchSize, { deliveredOnly: false, withMedia: true, tenant });
       if (candidates.length === 0) return;
       const batch: Candidate[] = [];
       let sum = 0;
@@ -210,7 +247,7 @@ export class Pruner {
 
   private async deleteAll(batch: Candidate[], bound: Bound, report: PruneReport): Promise<void> {
     const { queries, deleter, log } = this.deps;
-    await queries.markDeleting(batch.map((c) => c.id));
+    await deleter.markOrFreeFirst(batch.map((c) => c.id), (ids) => queries.markDeleting(ids));
     for (const c of batch) {
       if (c.pending > 0) {
         log.warn('undelivered result dropped by retention', { id: c.id, tenant: c.tenant, bound, pending_deliveries: c.pending });
@@ -228,6 +265,12 @@ export class Pruner {
     const totals = await queries.totals();
     if (limits.maxMediaBytes > 0 && totals.mediaBytes + reserve.bytes > limits.maxMediaBytes) {
       return `stored media (${totals.mediaBytes} bytes${reserve.bytes ? ` plus this upload's ${reserve.bytes}` : ''}) would exceed retention.max_media_bytes (${limits.maxMediaBytes}) and what is left cannot be pruned yet (queued or processing)`;
+    }
+    if (reserve.tenant !== undefined && limits.tenantMaxMediaBytes > 0) {
+      const own = (await queries.tenantTotals()).find((t) => t.tenant === reserve.tenant)?.mediaBytes ?? 0;
+      if (own + reserve.bytes > limits.tenantMaxMediaBytes) {
+        return `this tenant's stored media (${own} bytes plus this upload's ${reserve.bytes}) would exceed its bound of ${limits.tenantMaxMediaBytes} bytes (retention.tenant_max_media_bytes) and what is left cannot be pruned yet (queued or processing)`;
+      }
     }
     const { freeBytes } = await disk();
     if (freeBytes < limits.minFreeBytes + reserve.bytes) {

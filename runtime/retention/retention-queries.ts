@@ -26,16 +26,31 @@ export class RetentionQueries {
     return { count: row?.classifications ?? 0, mediaBytes: row?.media_bytes ?? 0 };
   }
 
-  /** Media bytes of final classifications (what the byte and free-space bounds can win back). */
-  async prunableBytes(): Promise<number> {
-    const row = await this.db.get<{ n: number }>('SELECT COALESCE(SUM(clip_bytes + highlight_bytes), 0) AS n FROM classifications WHERE final = 1 AND deleting = 0');
+  /** Count and media bytes of each tenant (one pass over the table; only asked for when tenant bounds are set). */
+  async tenantTotals(): Promise<Array<{ tenant: string; count: number; mediaBytes: number }>> {
+    return this.db.all(
+      `SELECT tenant, COUNT(*) AS count, COALESCE(SUM(clip_bytes + highlight_bytes), 0) AS mediaBytes
+       FROM classifications WHERE deleting = 0 GROUP BY tenant`,
+    );
+  }
+
+  /** Media bytes of final classifications (what the byte and free-space bounds can win back), of one tenant or all. */
+  async prunableBytes(tenant?: string): Promise<number> {
+    const row = await this.db.get<{ n: number }>(
+      `SELECT COALESCE(SUM(clip_bytes + highlight_bytes), 0) AS n FROM classifications WHERE final = 1 AND deleting = 0${tenant === undefined ? '' : ' AND tenant = ?'}`,
+      tenant === undefined ? [] : [tenant],
+    );
     return row?.n ?? 0;
   }
 
   /** Oldest final classifications; with `deliveredOnly`, those with a pending delivery are skipped. */
-  oldest(limit: number, opts: { deliveredOnly: boolean; createdBefore?: number; withMedia?: boolean }): Promise<Candidate[]> {
+  oldest(limit: number, opts: { deliveredOnly: boolean; createdBefore?: number; withMedia?: boolean; tenant?: string }): Promise<Candidate[]> {
     const where = ['c.final = 1', 'c.deleting = 0'];
     const params: unknown[] = [];
+    if (opts.tenant !== undefined) {
+      where.push('c.tenant = ?');
+      params.push(opts.tenant);
+    }
     if (opts.createdBefore !== undefined) {
       where.push('c.created_ms < ?');
       params.push(opts.createdBefore);

@@ -20,7 +20,7 @@ export interface RetentionParts {
 
 export function buildRetention(
   config: RetentionConfig,
-  deps: { db: Database; files: MediaFiles; deleter: ClassificationDeleter; bus: EventBus; log: Logger },
+  deps: { db: Database; files: MediaFiles; deleter: ClassificationDeleter; bus: EventBus; log: Logger; tenantCount: number },
 ): RetentionParts {
   const log = deps.log.child('retention');
   const queries = new RetentionQueries(deps.db);
@@ -29,7 +29,7 @@ export function buildRetention(
     deleter: deps.deleter,
     files: deps.files,
     disk: () => diskSpace(deps.files.dataDir),
-    limits: retentionLimits(config),
+    limits: retentionLimits(config, deps.tenantCount),
     log,
     bus: deps.bus,
   });

@@ -88,6 +88,16 @@ export interface VideoOutcome {
   highlightBytes: number;
 }
 
+/** A tenant's oldest queued job, a candidate for the next free slot. */
+export interface QueuedJob {
+  tenant: string;
+  id: string;
+  attempts: number;
+  enqueuedMs: number;
+}
+
+const oldestJob = (candidates: QueuedJob[]): QueuedJob => candidates.reduce((a, b) => (b.enqueuedMs < a.enqueuedMs ? b : a));
+
 export interface OutboxPolicy {
   /** also queue each final result for MQTT publication */
   mqtt: boolean;
@@ -134,22 +144,29 @@ export class ClassificationStore {
     return changes;
   }
 
-  /** Takes the oldest queued job, marks it running and counts the attempt. */
-  claimNext(): Promise<{ id: string; attempts: number } | undefined> {
+  /**
+   * Takes a queued job, marks it running and counts the attempt. Candidates are
+   * each tenant's oldest queued job; `choose` picks one (fairness between
+   * tenants), by default the oldest of all.
+   */
+  claimNext(choose: (candidates: QueuedJob[]) => QueuedJob = oldestJob): Promise<{ id: string; attempts: number; tenant: string } | undefined> {
     return this.db.transaction(async (tx) => {
-      const job = await tx.get<{ classification_id: string; attempts: number }>(
-        `SELECT j.classification_id, j.attempts FROM jobs j JOIN classifications c ON c.id = j.classification_id
-         WHERE j.state = 'queued' AND c.deleting = 0 ORDER BY j.enqueued_ms, j.rowid LIMIT 1`,
+      // SQLite takes the bare columns from the row holding MIN(): each tenant's oldest queued job
+      const candidates = await tx.all<QueuedJob>(
+        `SELECT c.tenant AS tenant, j.classification_id AS id, j.attempts AS attempts, MIN(j.enqueued_ms) AS enqueuedMs
+         FROM jobs j JOIN classifications c ON c.id = j.classification_id
+         WHERE j.state = 'queued' AND c.deleting = 0 GROUP BY c.tenant`,
       );
-      if (!job) return undefined;
-      await tx.run(`UPDATE jobs SET state = 'running', attempts = attempts + 1 WHERE classification_id = ?`, [job.classification_id]);
-      return { id: job.classification_id, attempts: job.attempts + 1 };
+      if (candidates.length === 0) return undefined;
+      const job = choose(candidates);
+      await tx.run(`UPDATE jobs SET state = 'running', attempts = attempts + 1 WHERE classification_id = ?`, [job.id]);
+      return { id: job.id, attempts: job.attempts + 1, tenant: job.tenant };
     });
   }
 
-  /** Puts a running job back (shutdown), without counting the attempt against it. */
-  async requeue(id: string): Promise<void> {
-    await this.db.run(`UPDATE jobs SET state = 'queued', attempts = MAX(attempts - 1, 0) WHERE classification_id = ?`, [id]);
+  /** Puts a running job back (shutdown, a full volume), without counting the attempt against it unless told to. */
+  async requeue(id: string, countAttempt = false): Promise<void> {
+    await this.db.run(`UPDATE jobs SET state = 'queued', attempts = MAX(attempts - ?, 0) WHERE classification_id = ?`, [countAttempt ? 0 : 1, id]);
   }
 
   async jobCounts(): Promise<{ queued: number; running: number }> {
@@ -275,13 +292,13 @@ export class ClassificationStore {
   }
 }
 
-/** Which of these ids have a row (deleting or not). */
-export async function existingIds(db: Database, ids: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
+/** Which of these ids have a row (deleting or not), with the stored clip's file name. */
+export async function existingClips(db: Database, ids: string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    const rows = await db.all<{ id: string }>(`SELECT id FROM classifications WHERE id IN (${chunk.map(() => '?').join(',')})`, chunk);
-    for (const r of rows) found.add(r.id);
+    const rows = await db.all<{ id: string; filename: string }>(`SELECT id, filename FROM classifications WHERE id IN (${chunk.map(() => '?').join(',')})`, chunk);
+    for (const r of rows) found.set(r.id, r.filename);
   }
   return found;
 }

@@ -73,6 +73,20 @@ describe('annotated highlight over HTTP', function () {
     }
   });
 
+  it('answers HEAD as GET without the body: status, length, type, ranges', async () => {
+    const head = await fetch(`${daemon.url}/api/video/annotate/${id}`, { method: 'HEAD', headers: daemon.auth() });
+    expect(head.status).to.equal(200);
+    expect(head.headers.get('content-type')).to.equal('video/mp4');
+    expect(Number(head.headers.get('content-length'))).to.equal(full.length);
+    expect(head.headers.get('etag')).to.equal(etag);
+    expect(head.headers.get('accept-ranges')).to.equal('bytes');
+    expect((await head.arrayBuffer()).byteLength).to.equal(0);
+    const ranged = await fetch(`${daemon.url}/api/video/annotate/${id}`, { method: 'HEAD', headers: { ...daemon.auth(), range: 'bytes=0-99' } });
+    expect(ranged.status).to.equal(206);
+    expect(ranged.headers.get('content-range')).to.equal(`bytes 0-99/${full.length}`);
+    expect(Number(ranged.headers.get('content-length'))).to.equal(100);
+  });
+
   it('answers 416 for a range past the end', async () => {
     for (const range of [`bytes=${full.length}-`, `bytes=${full.length + 100}-${full.length + 200}`, 'bytes=-0']) {
       const res = await annotate({ range });

@@ -13,10 +13,10 @@ import { settle, storeState, withDb, type StoreState } from './daemon-state.js';
 // columns a copied classification shares with its template
 const COPIED = 'tenant, flow, parent_id, camera_id, metadata, videoname, filesize, original_specs, status_classify, status_video, clip_bytes, created_at, final';
 const NEVER = '0 0 1 1 *'; // the scheduled prune stays out of the way; checks and the start-up prune still run
-const OFF = { max_age_days: 0, max_count: 0, max_media_bytes: 0, min_free_bytes: 0, schedule: NEVER };
+const OFF = { max_age_days: 0, max_count: 0, max_media_bytes: 0, min_free_bytes: 0, schedule: NEVER, tenant_max_count: 0, tenant_max_media_bytes: 0 };
 
-async function upload(daemon: TestDaemon, clip: string, fields: Record<string, string> = {}): Promise<string> {
-  const res = await daemon.upload(clip, fields);
+async function upload(daemon: TestDaemon, clip: string, fields: Record<string, string> = {}, key = daemon.tenantKey): Promise<string> {
+  const res = await daemon.upload(clip, fields, '', key);
   expect(res.status, await res.clone().text()).to.equal(202);
   return ((await res.json()) as { id: string }).id;
 }
@@ -86,6 +86,32 @@ describe('retention in the daemon', function () {
     }
   });
 
+  it('bounds each tenant by its share: a burst of one tenant prunes only its own results', async () => {
+    // two tenants (tenant-a, tenant-b) share max_count 6: three each by default
+    const maxBytes = clipBytes * 100;
+    const daemon = await new TestDaemon({ config: { retention: { ...OFF, max_count: 6, max_media_bytes: maxBytes, tenant_max_count: 'share', tenant_max_media_bytes: 'share' } } }).start();
+    try {
+      const alpha: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        alpha.push(await upload(daemon, clip, { parent_id: `alpha-${i}` }));
+        await daemon.waitForResult(alpha[i]);
+      }
+      const beta: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        beta.push(await upload(daemon, clip, { parent_id: `beta-${i}` }, daemon.otherTenantKey));
+        await daemon.waitForResult(beta[i], 60_000, daemon.otherTenantKey);
+      }
+      const s = await settle(daemon.dataDir, (st) => st.rowIds.length <= 6 && st.deleting === 0);
+      consistent(s);
+      for (const id of alpha) expect(await status(daemon, id), `alpha's ${id}`).to.equal(200);
+      expect(s.rowIds, 'alpha\'s three and beta\'s newest three').to.deep.equal([...alpha, ...beta.slice(3)]);
+      const pruned = daemon.logs.filter((r) => r.msg === 'classification deleted' && r.reason === 'retention');
+      expect(pruned.map((r) => r.tenant)).to.deep.equal(['tenant-b', 'tenant-b', 'tenant-b']);
+    } finally {
+      await daemon.cleanup();
+    }
+  });
+
   it('keeps a result with a pending delivery past its age until it is delivered', async () => {
     const hookPort = await freePort(); // nothing listens yet: the webhook stays pending
     const daemon = await new TestDaemon({
@@ -105,13 +131,13 @@ describe('retention in the daemon', function () {
       });
     });
     try {
+      // Decided on state, not on a wall-clock window a loaded machine stretches: a result with no
+      // delivery, accepted after the hooked one was final, is pruned by age only when every older
+      // final result is past its age too; the hooked one must have been skipped for its delivery.
       const hooked = await upload(daemon, clip, { flow: 'hooked' });
-      const plain = await upload(daemon, clip);
-      await daemon.waitForResult(hooked);
-      await daemon.waitForResult(plain);
-      await until('the result without deliveries pruned by age', async () => (await status(daemon, plain)) === 404);
-      // well past its age, still there while its webhook is pending
-      await new Promise((r) => setTimeout(r, 2500));
+      await daemon.waitForResult(hooked); // never pruned while its delivery is pending
+      const plain = await upload(daemon, clip); // not awaited as a result: it may be pruned as soon as it is final
+      await until('the younger result without deliveries pruned by age', async () => (await status(daemon, plain)) === 404, 60_000);
       expect(await status(daemon, hooked)).to.equal(200);
       const pending = await withDb(daemon.dataDir, (db) =>
         db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM outbox WHERE classification_id = ? AND state = 'pending'`, [hooked]));

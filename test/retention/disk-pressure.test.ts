@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { expect } from 'chai';
-import { stillClip, tempDir } from '../support/clips.js';
+import { panClip, stillClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 import { storeState, withDb } from './daemon-state.js';
 
@@ -34,6 +34,53 @@ function leaveFree(filler: string, target: number): void {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Fills the volume to the last byte, as something else on the system would. */
+function fillUp(filler: string): void {
+  const fd = fs.openSync(filler, 'a');
+  const chunk = Buffer.alloc(64 * 1024, 7);
+  try {
+    for (;;) {
+      try {
+        fs.writeSync(fd, chunk);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+        if (chunk.length === 1) return;
+        return fillUpRest(fd);
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fillUpRest(fd: number): void {
+  for (let size = 32 * 1024; size >= 1; size = Math.floor(size / 2)) {
+    try {
+      while (true) fs.writeSync(fd, Buffer.alloc(size, 7));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+    }
+  }
+}
+
+/** A chunked raw upload (no Content-Length) on its own connection; the server may cut it when a write fails. */
+function chunkedUpload(url: string, headers: Record<string, string>, bytes: Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}/api/classify`, {
+      method: 'POST',
+      agent: false,
+      headers: { ...headers, 'content-type': 'video/mp4', 'transfer-encoding': 'chunked' },
+    }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    for (let i = 0; i < bytes.length; i += 16 * 1024) req.write(bytes.subarray(i, i + 16 * 1024));
+    req.end();
+  });
 }
 
 describe('retention under disk pressure (tiny tmpfs volume)', function () {
@@ -166,6 +213,65 @@ describe('retention under disk pressure (tiny tmpfs volume)', function () {
       const again = await daemon.upload(clip);
       expect(again.status).to.equal(202);
       await daemon.waitForResult(((await again.json()) as { id: string }).id);
+    } finally {
+      await daemon.kill();
+      fs.rmSync(filler, { force: true });
+      await daemon.cleanup();
+    }
+  });
+
+  it('on a volume filled to 0 bytes by something else: uploads get 507, DELETE works, and the queue resumes by itself when space returns', async () => {
+    const dataDir = path.join(mountPoint!, 'data-full');
+    const filler = path.join(mountPoint!, 'filler');
+    const work = await panClip('squat.png', path.join(dir, 'work.mp4'), 6, 10, 480);
+    // the tiny pack fits the volume: jobs really classify and render, so some are in flight when the disk fills
+    const config = {
+      models: { pack: 'tiny' },
+      jobs: { concurrency: 1 },
+      retention: { max_age_days: 0, max_count: 0, max_media_bytes: 0, min_free_bytes: 0, schedule: NEVER },
+    };
+    const daemon = await new TestDaemon({ dataDir, config }).start();
+    try {
+      await daemon.waitForLog((r) => r.msg === 'model pack active', 60_000);
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await daemon.upload(work, { parent_id: `in-flight-${i}` });
+        expect(res.status).to.equal(202);
+        ids.push(((await res.json()) as { id: string }).id);
+      }
+      fillUp(filler);
+      expect(freeBytes(dataDir)).to.equal(0);
+      const states = await Promise.all(ids.map(async (id) => (await fetch(`${daemon.url}/api/result/${id}`, { headers: daemon.auth() })).status));
+      expect(states.filter((s) => s === 202).length, 'clips still in flight when the disk filled').to.be.at.least(2);
+
+      // admission: 507 for a multipart upload with a Content-Length and for a chunked one
+      for (let i = 0; i < 3; i++) {
+        const refused = await daemon.upload(work);
+        expect(refused.status, await refused.clone().text()).to.equal(507);
+        expect(((await refused.json()) as { error: { code: string } }).error.code).to.equal('insufficient_storage');
+      }
+      const chunked = await chunkedUpload(daemon.url, daemon.auth(), fs.readFileSync(work));
+      expect(chunked.status, chunked.body).to.equal(507);
+      expect(fs.readdirSync(path.join(dataDir, 'incoming'))).to.deep.equal([]);
+
+      // deletion works on the full volume: it is how space comes back
+      const victim = ids[ids.length - 1];
+      const del = await fetch(`${daemon.url}/api/classify/${victim}`, { method: 'DELETE', headers: daemon.auth() });
+      expect(del.status, await del.text()).to.equal(204);
+      expect((await fetch(`${daemon.url}/api/result/${victim}`, { headers: daemon.auth() })).status).to.equal(404);
+      expect(fs.existsSync(path.join(dataDir, 'media', victim))).to.equal(false);
+      fillUp(filler); // what the deletion freed is taken again
+
+      // space returns: every clip in flight finishes, classified and rendered, with no restart
+      fs.rmSync(filler);
+      for (const id of ids.slice(0, -1)) {
+        const result = await daemon.waitForResult(id, 120_000);
+        expect(result.error_code, result.error_msg).to.equal(0);
+        expect(result.status).to.deep.equal({ classify: 'done', video: 'done' });
+      }
+      expect(daemon.logs.filter((r) => r.msg === 'vigil started').length, 'no restart').to.equal(1);
+      const integrity = await withDb(dataDir, (db) => db.get<{ integrity_check: string }>('PRAGMA integrity_check'));
+      expect(integrity?.integrity_check).to.equal('ok');
     } finally {
       await daemon.kill();
       fs.rmSync(filler, { force: true });

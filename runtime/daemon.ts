@@ -63,7 +63,8 @@ export class Daemon {
     const modelUpdater = new ModelUpdater(config.models, () => models.packStore, log.child('models'));
     ops.readiness.register('model', async () => {
       const { pack, backend, error } = models.status;
-      return pack ? { ok: true, detail: `${pack} on ${backend}` } : { ok: false, detail: error ?? 'no model pack is active yet' };
+      if (pack) return { ok: true, detail: `${pack} on ${backend}` };
+      return { ok: false, detail: models.starting ? `starting: loading ${models.packStore.activeId() ?? `model pack ${config.models.pack}`}` : error ?? 'no model pack is active yet' };
     });
 
     const runner = new JobRunner(

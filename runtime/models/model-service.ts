@@ -49,6 +49,7 @@ export class ModelService implements Feature, ClassifierSource {
   private lastError: string | null = null;
   private lastAttempt = 0;
   private initialPull: Promise<void> | undefined;
+  private initialPending = true;
 
   constructor(
     private readonly config: { models: ModelsConfig; inference: InferenceConfig; dataDir: string; oneShot?: boolean },
@@ -65,6 +66,11 @@ export class ModelService implements Feature, ClassifierSource {
     };
   }
 
+  /** A pack is being pulled or loaded for the first time (readiness says so). */
+  get starting(): boolean {
+    return this.initialPending;
+  }
+
   get packStore(): PackStore {
     return this.store;
   }
@@ -74,8 +80,11 @@ export class ModelService implements Feature, ClassifierSource {
     this.store.prepare();
     // The first pull runs in the background: the API comes up at once, and
     // clips wait for the pack (acquire) rather than failing while it arrives.
+    // The pack loads in the background too (its interpreters take a second or two): the API
+    // answers at once, /readyz says the model is loading, and clips wait in acquire().
     if (!this.store.activeId() && this.config.models.auto_pull) this.initialPull = this.pullConfiguredPack();
-    else await this.refresh();
+    else this.initialPull = this.refresh().catch((err: unknown) => void (this.lastError = (err as Error).message));
+    void this.initialPull.finally(() => (this.initialPending = false));
   }
 
   private async pullConfiguredPack(): Promise<void> {

@@ -25,15 +25,13 @@ export class Retention implements Feature {
   readonly name = 'retention';
   private task: ScheduledTask | undefined;
   private unsubscribe: Array<() => void> = [];
+  /** the start-up check of every row's files and the first prune */
+  private startup: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: RetentionDeps) {}
 
   async start(): Promise<void> {
     const { bus, log } = this.deps;
-    const vanished = await markVanishedMedia(this.deps.queries, this.deps.files);
-    if (vanished.clips || vanished.highlights) {
-      log.warn('media files vanished; their rows are marked', { clips: vanished.clips, highlights: vanished.highlights });
-    }
     this.unsubscribe = [
       bus.on('job.accepted', () => this.check()),
       bus.on('result.final', () => this.check()),
@@ -48,7 +46,14 @@ export class Retention implements Feature {
         debug: (m) => log.debug(String(m)),
       },
     });
-    void this.prune();
+    // Every stored row's files are looked at once, then the first prune runs: in the background,
+    // so with a large store (100,000 results) the API is not held up.
+    this.startup = markVanishedMedia(this.deps.queries, this.deps.files).then(
+      (vanished) => {
+        if (vanished.clips || vanished.highlights) log.warn('media files vanished; their rows are marked', { ...vanished });
+      },
+      (err: unknown) => log.error('could not check the stored media files', { err }),
+    ).then(() => this.prune());
     log.info('retention scheduled', { schedule: this.deps.schedule });
   }
 
@@ -56,6 +61,7 @@ export class Retention implements Feature {
     for (const off of this.unsubscribe) off();
     this.unsubscribe = [];
     await this.task?.destroy();
+    await this.startup; // the store is closed after this: nothing may still be writing to it
     await this.deps.pruner.stop();
   }
 

@@ -51,6 +51,8 @@ for pkg in "@img/sharp-linux-$ARCH" "@img/sharp-libvips-linux-$ARCH" \
            "@ffmpeg-installer/linux-$ARCH" "@ffprobe-installer/linux-$ARCH"; do
   [ -d "$STAGE/node_modules/$pkg" ] || { echo "build-bundle: $pkg missing from the production tree" >&2; exit 1; }
 done
+# their postinstall (skipped with the other scripts) only makes the binaries executable
+chmod 0755 "$STAGE/node_modules/@ffmpeg-installer/linux-$ARCH/ffmpeg" "$STAGE/node_modules/@ffprobe-installer/linux-$ARCH/ffprobe"
 
 # ---- native addons compiled here for the target ----
 # Only these two: sharp's addon and libvips, ffmpeg and ffprobe come prebuilt
@@ -146,13 +148,18 @@ fi
 {
   echo "vigil $VERSION linux-$ARCH, built $(date -u +%Y-%m-%dT%H:%M:%SZ)$(git rev-parse --short HEAD 2>/dev/null | sed 's/^/ from /')"
   echo "node $(node -p "require('./package.json').engines.node") needed on the gateway"
+  # the newest C and C++ runtime versions the native libraries ask for
+  for lib in GLIBC GLIBCXX; do
+    need=$(find "$STAGE/node_modules" -type f \( -name '*.node' -o -name '*.so' -o -name '*.so.*' \) -exec grep -aoh "${lib}_[0-9][0-9.]*" {} + | sort -uV | tail -1)
+    echo "${need/_/ } or later needed (native libraries)"
+  done
   echo
   echo "bytes by part:"
   du -sb "$STAGE"/dist "$STAGE"/node_modules "$STAGE"/models "$STAGE"/config "$STAGE"/systemd | sed "s|$STAGE/||"
   echo
   echo "largest packages (bytes):"
   find "$STAGE/node_modules" -mindepth 1 -maxdepth 2 -type d ! -name '@*' ! -name '.bin' -path "$STAGE/node_modules/*" \
-    | grep -v '/node_modules/[^@][^/]*/' | xargs du -sb | sort -rn | head -15 | sed "s|$STAGE/node_modules/||"
+    | grep -v '/node_modules/[^@][^/]*/' | xargs du -sb | sort -rn | sed -n 1,15p | sed "s|$STAGE/node_modules/||"
   echo
   echo "packages: $(find "$STAGE/node_modules" -name package.json -not -path '*/node_modules/*/node_modules/*/*/package.json' | wc -l) package.json files"
 } > "$STAGE/CONTENTS.txt"

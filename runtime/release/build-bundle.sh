@@ -93,7 +93,7 @@ done
 while IFS= read -r gyp; do
   dir=$(dirname "$gyp")
   rm -rf "$dir/binding.gyp" "$dir/src" "$dir/deps" "$dir/binding"
-  [ "$(basename "$dir")" = src ] && rm -rf "$dir"
+  if [ "$(basename "$dir")" = src ]; then rm -rf "$dir"; fi # sharp keeps its gyp file in src/
 done < <(find "$STAGE/node_modules" -name binding.gyp)
 
 # Packages only the addon builds needed, and what nothing else reaches.

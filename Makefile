@@ -5,7 +5,7 @@ NPM ?= npm
 # models sit beside the checkout; elsewhere the manifests' upstream URLs are used.
 MODEL_SOURCE ?= $(if $(wildcard ../shared/models/*.tflite),../shared/models,)
 
-.PHONY: deps build run test bench clean install uninstall vigil-command
+.PHONY: deps build run test bench clean install uninstall vigil-command dist check-bundles
 
 node_modules/.installed: package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund
@@ -47,6 +47,22 @@ bench: deps
 
 clean:
 	rm -rf dist
+
+# ---- release bundles -------------------------------------------------------------
+# `make dist` builds dist/release/vigil-<version>-linux-<arch>.tar.gz for each of
+# DIST_ARCHES: the runtime, production node_modules with the native parts of that
+# architecture (arm64 cross-compiled here), model pack manifests, config, unit and
+# install.sh. `make check-bundles` installs both and runs the arm64 one under
+# emulation against the x64 one (see test/release/bundles.check.ts).
+DIST_ARCHES ?= x64 arm64
+RELEASE_DIR ?= dist/release
+
+dist: build
+	@for arch in $(DIST_ARCHES); do runtime/release/build-bundle.sh $$arch $(RELEASE_DIR) || exit 1; done
+	@ls -l $(RELEASE_DIR)/*.tar.gz
+
+check-bundles: dist
+	npx mocha --timeout 900000 'dist/test/release/*.check.js'
 
 # ---- installing on a gateway ---------------------------------------------------
 # `sudo make install` copies the built runtime (production node_modules only)

@@ -16,6 +16,10 @@ export interface DaemonOptions {
   /** an existing data folder (to restart on it) */
   dataDir?: string;
   env?: NodeJS.ProcessEnv;
+  /** another runtime to start (an installed bundle) and the node that runs it */
+  runtime?: { node: string; root: string };
+  /** how long to wait for "vigil started" (emulated runs start slowly) */
+  startTimeoutMs?: number;
 }
 
 export interface LogRecord {
@@ -96,8 +100,9 @@ export class TestDaemon {
       this.options.config ?? {},
     );
     fs.writeFileSync(this.configFile, YAML.stringify(config));
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'dist/runtime/cli.js'), 'serve', '--config', this.configFile], {
-      cwd: PROJECT_ROOT,
+    const { node, root } = this.options.runtime ?? { node: process.execPath, root: PROJECT_ROOT };
+    const child = spawn(node, [path.join(root, 'dist/runtime/cli.js'), 'serve', '--config', this.configFile], {
+      cwd: root,
       env: { ...process.env, ...this.options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -124,7 +129,10 @@ export class TestDaemon {
       });
       child.once('exit', (code) => reject(new Error(`daemon exited with ${code} before it started: ${stderr}`)));
     });
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('daemon did not start within 60 s')), 60_000).unref());
+    const startTimeoutMs = this.options.startTimeoutMs ?? 60_000;
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`daemon did not start within ${startTimeoutMs / 1000} s`)), startTimeoutMs).unref(),
+    );
     await Promise.race([listening, timeout]);
     return this;
   }

@@ -33,13 +33,16 @@ function readStat(pid: number | 'self'): ProcStat | undefined {
   const close = text.lastIndexOf(')');
   const fields = text.slice(close + 2).split(' '); // fields[0] is field 3 (state)
   const ticks = (i: number) => Number(fields[i - 3]) / TICKS_PER_SECOND;
-  return {
+  const stat = {
     pid: Number(text.slice(0, open)),
     ppid: Number(fields[1]),
     comm: text.slice(open + 1, close),
     cpuSeconds: ticks(14) + ticks(15) + ticks(16) + ticks(17),
     reapedChildrenSeconds: ticks(16) + ticks(17),
   };
+  // a process that ended while it was read can leave a short or empty text: no numbers from it
+  const numbers = [stat.pid, stat.ppid, stat.cpuSeconds, stat.reapedChildrenSeconds];
+  return open > 0 && close > open && numbers.every(Number.isFinite) ? stat : undefined;
 }
 
 function residentBytes(pid: number): number {

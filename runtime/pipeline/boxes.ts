@@ -14,6 +14,11 @@ export function iou(a: Box, b: Box): number {
   return inter / (area(a) + area(b) - inter);
 }
 
+/** Distance between the centres of two boxes (in normalised frame units). */
+export function centreDistance(a: Box, b: Box): number {
+  return Math.hypot(a.x + a.w / 2 - (b.x + b.w / 2), a.y + a.h / 2 - (b.y + b.h / 2));
+}
+
 /** Share of `inner` that lies inside `outer`. */
 export function covered(inner: Box, outer: Box): number {
   const w = Math.min(inner.x + inner.w, outer.x + outer.w) - Math.max(inner.x, outer.x);

@@ -3,7 +3,7 @@
 // the motion pattern, and the risk rules (README, "Labels and risk").
 import type { Box, Detection, KeyFrame, Risk, ServiceLabel } from '../core/analysis.js';
 import type { Manifest } from '../models/manifest.js';
-import { area, iou } from './boxes.js';
+import { area, centreDistance, iou } from './boxes.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
 
 /** What the networks made of one chosen frame. */
@@ -82,9 +82,15 @@ export function windScore(p: MotionPattern, plant: number): number {
 
 /** A person box over this share of the frame is a close-up: one the detector also makes of animals' faces. */
 const CLOSE_UP = 0.5;
-/** Two boxes of one label this alike, in frames at least STILL_APART_S apart, are one thing that stayed put. */
-const SAME_PLACE_IOU = 0.6;
-const STILL_APART_S = 1;
+/**
+ * A thing stayed put when, in the chosen frame furthest from it in time (at least STILL_APART_S
+ * apart) where a box of its label overlaps its box, that box's centre is less than SAME_PLACE of
+ * the box's longer side away: detector jitter and a shaken camera stay under it, a walker does not.
+ */
+const SAME_PLACE = 0.3;
+/** ...and its height changed by less than this factor (a walker coming closer grows). */
+const SAME_SIZE = 1.25;
+const STILL_APART_S = 0.5;
 /** Share of a box's grid cells that must move: a person is thin in the grid, a vehicle moves as a block. */
 const MOVING_SHARE: Partial<Record<ServiceLabel, number>> = { person: 0.1, vehicule: 0.3 };
 /** A person or vehicle seen in this many chosen frames at risk.confirm_score or more counts as found (dark or far walkers). */
@@ -128,8 +134,15 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
     rainy ? standsOut(d.box, sample) >= 0.25 : movingShare(d.box, sample) >= (MOVING_SHARE[d.label] ?? 0.1);
   // Seen at the same place in frames a while apart, even unsure there: parked, seated, standing.
   // Present, not intruding.
-  const stayedPut = (d: Detection, frame: FrameFindings) => frames.some((other) => Math.abs(other.t - frame.t) >= STILL_APART_S
-    && other.detections.some((o) => o.label === d.label && iou(o.box, d.box) >= SAME_PLACE_IOU));
+  const stayedPut = (d: Detection, frame: FrameFindings) => {
+    const sightings = frames.flatMap((other) => Math.abs(other.t - frame.t) < STILL_APART_S ? []
+      : other.detections.filter((o) => o.label === d.label && iou(o.box, d.box) > 0).map((o) => ({ dt: Math.abs(other.t - frame.t), box: o.box })));
+    const furthest = sightings.sort((a, b) => b.dt - a.dt)[0];
+    if (!furthest) return false;
+    // coming towards the camera or going away changes the size, not the place
+    const grew = Math.max(furthest.box.h / d.box.h, d.box.h / furthest.box.h);
+    return centreDistance(furthest.box, d.box) < SAME_PLACE * Math.max(d.box.w, d.box.h) && grew < SAME_SIZE;
+  };
   let intrusion = 0;
   let stillPerson = false;
   for (const frame of frames) {

@@ -63,6 +63,19 @@ describe('decision rules', () => {
     expect(d.risk).to.equal('danger');
   });
 
+  it('a person walking towards the camera (same place, growing): intrusion', () => {
+    const approach = (t: number, h: number): Box => ({ x: 0.45 - h / 8, y: 0.5 - h / 2, w: h / 4, h });
+    const frames = [0, 1, 2].map((t, i) => frame(t, [{ label: 'person', score: 0.9, box: approach(t, 0.3 + 0.15 * i) }], approach(t, 0.3 + 0.15 * i)));
+    expect(decide(frames, pattern, manifest).risk).to.equal('intrusion');
+  });
+
+  it('a parked car whose box jitters a little (a shaken camera, rain): still present, safe', () => {
+    const frames = [0, 1, 2].map((t, i) => frame(t, [{ label: 'vehicule', score: 0.9, box: { x: 0.1 + 0.01 * i, y: 0.6, w: 0.3, h: 0.2 - 0.005 * i } }], { x: 0, y: 0, w: 1, h: 1 }));
+    const d = decide(frames, pattern, manifest);
+    expect(d.labels).to.include('vehicule');
+    expect(d.risk).to.equal('safe');
+  });
+
   it('one faint person score on a scene: no person, and no danger', () => {
     const frames = [frame(0, [{ label: 'person', score: 0.45, box: walker(0.2) }], walker(0.2)), frame(1.5, [], walker(0.5))];
     const d = decide(frames, pattern, manifest);

@@ -21,7 +21,7 @@ import { Semaphore } from './jobs/process-job.js';
 import { JobRunner } from './jobs/runner.js';
 import { buildRetention } from './retention/wiring.js';
 import { buildCapture } from './capture/wiring.js';
-import { buildOps } from './ops/wiring.js';
+import { buildOps, runtimeVersion } from './ops/wiring.js';
 import { renderHighlight } from './highlight/render.js';
 import type { ClassifierSource } from './jobs/stages.js';
 import { Database } from './store/db.js';
@@ -74,7 +74,7 @@ export class Daemon {
     await deleter.reconcile((ids) => existingIds(db, ids));
     const intake = new Intake(store, files, bus, keys.defaultFlows, log.child('ingest'));
     const retention = buildRetention(config.retention, { db, files, deleter, bus, log });
-    const delivery = await buildDelivery(config, { db, store, bus, dataDir, defaultFlows: keys.defaultFlows, log });
+    const delivery = await buildDelivery(config, { db, store, files, bus, dataDir, defaultFlows: keys.defaultFlows, version: runtimeVersion(), log });
     const capture = buildCapture(config, { intake, store, files, bus, defaultFlows: keys.defaultFlows, log, admission: retention.admission });
 
     const mounts: Mount[] = [

@@ -161,7 +161,9 @@ async function render(ctx: JobContext, id: string, clip: ClipInfo, analysis: Ana
   try {
     await ctx.renderHighlight!({ clip, analysis, outPath, signal });
     const probed = await probeClip(outPath, signal);
-    const { size } = await fs.promises.stat(outPath);
+    // the snapshots rendered beside it count as highlight bytes (retention's byte bound)
+    const sizes = await Promise.all([outPath, ctx.files.snapshotPath(id), ctx.files.snapshotPath(id, true)].map((f) => fs.promises.stat(f).then((s) => s.size, () => 0)));
+    const size = sizes.reduce((a, b) => a + b, 0);
     return {
       state: 'done',
       error: '',

@@ -15,6 +15,7 @@ import { Controller } from './controller.js';
 import { ModelService } from './models/model-service.js';
 import { ModelUpdater } from './models/updater.js';
 import { buildDelivery } from './delivery/wiring.js';
+import { cameraRulesOf } from './capture/rules.js';
 import { Intake } from './ingest/intake.js';
 import { Deleter } from './jobs/deletion.js';
 import { Semaphore } from './jobs/process-job.js';
@@ -66,6 +67,7 @@ export class Daemon {
         maxAttempts: config.jobs.max_attempts,
         log: log.child('jobs'),
         bus,
+        cameraRules: cameraRulesOf(config),
       },
       bus,
       { concurrency: jobConcurrency(config), shutdownGraceMs: config.jobs.shutdown_grace_s * 1000 },

@@ -41,8 +41,15 @@ function parseEnvValue(value: string): unknown {
   }
 }
 
-function formatPath(path: PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+/** "cameras[0].masks[1]"; a camera's entry also says its id: "cameras[0] (yard).masks[1]". */
+function formatPath(path: PropertyKey[], raw?: unknown): string {
+  const text = path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  const [section, index] = path;
+  if (section !== 'cameras' || typeof index !== 'number' || path.length < 3) return text;
+  const id = (raw as { cameras?: Array<{ id?: unknown }> } | null)?.cameras?.[index]?.id;
+  if (typeof id !== 'string' || !id) return text;
+  const head = `cameras[${index}]`;
+  return `${head} (${id})${text.slice(head.length)}`;
 }
 
 /** Validates a raw config object; throws a ConfigError listing every problem with its key path. */
@@ -51,9 +58,9 @@ export function validateConfig(raw: unknown, source = 'config'): Config {
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((k) => `${formatPath([...issue.path, k])}: unknown key`).join('\n  - ');
+      return issue.keys.map((k) => `${formatPath([...issue.path, k], raw)}: unknown key`).join('\n  - ');
     }
-    return `${formatPath(issue.path) || '(top level)'}: ${issue.message}`;
+    return `${formatPath(issue.path, raw) || '(top level)'}: ${issue.message}`;
   });
   throw new ConfigError(problems, source);
 }

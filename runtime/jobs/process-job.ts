@@ -1,7 +1,7 @@
 // One job, start to final: classify the stored clip, render its highlight,
 // then make the result final (which queues its deliveries).
 import fs from 'node:fs';
-import type { Analysis, ClipInfo } from '../core/analysis.js';
+import type { Analysis, CameraRules, ClipInfo } from '../core/analysis.js';
 import { ErrorCode, PipelineError, errorMessage } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
 import type { Logger } from '../core/log.js';
@@ -21,6 +21,8 @@ export interface JobContext {
   log: Logger;
   /** told of each successful classification (metrics) */
   bus?: EventBus;
+  /** the masks, zones and label filters of a configured camera, by the clip's camera_id */
+  cameraRules?: (cameraId: string) => CameraRules | undefined;
 }
 
 /** A counting semaphore. */
@@ -87,7 +89,7 @@ export async function processJob(
   const alreadyClassified = row.status_classify === 'done' || row.status_classify === 'error';
   if (!alreadyClassified) {
     await ctx.store.markStarted(id);
-    analysis = await classifyClip(ctx, id, clip, signal, started);
+    analysis = await classifyClip(ctx, id, clip, signal, started, row.camera_id ? ctx.cameraRules?.(row.camera_id) : undefined);
   }
   classified();
 
@@ -107,13 +109,15 @@ export async function processJob(
 }
 
 /** Classifies and stores the outcome; returns the analysis when it succeeded. */
-async function classifyClip(ctx: JobContext, id: string, clip: ClipInfo, signal: AbortSignal, started: number): Promise<Analysis | undefined> {
+async function classifyClip(
+  ctx: JobContext, id: string, clip: ClipInfo, signal: AbortSignal, started: number, rules: CameraRules | undefined,
+): Promise<Analysis | undefined> {
   let analysis: Analysis | undefined;
   let outcome: ClassificationOutcome;
   const lease = await ctx.classifiers.acquire().catch((err: unknown) => err as Error);
   try {
     if (lease instanceof Error) throw lease;
-    analysis = await lease.classifier.classify(clip, signal);
+    analysis = await lease.classifier.classify(clip, signal, rules);
     outcome = success(analysis);
     const { stats } = analysis;
     ctx.log.info('clip classified', {

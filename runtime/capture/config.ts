@@ -4,10 +4,10 @@
 // section when the daemon is built.
 import { z } from 'zod';
 import { SERVICE_LABELS } from '../core/analysis.js';
+import { flowName } from '../delivery/config.js';
 
 /** Also a segment of the MQTT command topic, so no "/", "+" or "#". */
 export const cameraId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-"');
-const flowName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-"');
 const tenantId = z.string().min(1);
 
 const cameraUrl = z.string().refine((value) => {

@@ -25,7 +25,7 @@ export function snapshotFilters(analysis: Analysis, frame: KeyFrame | null, geom
   const { width, height } = geometry;
   const colour = RISK_COLOURS[analysis.risk] ?? RISK_COLOURS.safe;
   const thickness = Math.max(2, Math.round(width / 240));
-  const fontSize = Math.min(26, Math.max(10, Math.round(Math.min(width / 56, height / 24))));
+  const fontSize = Math.min(26, Math.max(10, Math.round(Math.min(width / 40, height / 24))));
   const filters = [filter('scale', { w: width, h: height })];
   for (const d of frame?.detections ?? []) {
     const x = Math.round(d.box.x * width);

@@ -16,6 +16,7 @@ import { Controller } from './controller.js';
 import { ModelService } from './models/model-service.js';
 import { ModelUpdater } from './models/updater.js';
 import { buildDelivery } from './delivery/wiring.js';
+import { cameraRulesOf } from './capture/rules.js';
 import { Intake } from './ingest/intake.js';
 import { Deleter } from './jobs/deletion.js';
 import { Semaphore } from './jobs/process-job.js';
@@ -75,6 +76,7 @@ export class Daemon {
         maxAttempts: config.jobs.max_attempts,
         log: log.child('jobs'),
         bus,
+        cameraRules: cameraRulesOf(config),
       },
       bus,
       { concurrency: jobConcurrency(config), shutdownGraceMs: config.jobs.shutdown_grace_s * 1000 },
@@ -83,7 +85,7 @@ export class Daemon {
     await deleter.reconcile((ids) => existingClips(db, ids));
     const intake = new Intake(store, files, bus, keys.defaultFlows, log.child('ingest'));
     const retention = buildRetention(config.retention, { db, files, deleter, bus, log, tenantCount: keys.defaultFlows.size });
-    const delivery = await buildDelivery(config, { db, store, bus, dataDir, defaultFlows: keys.defaultFlows, log });
+    const delivery = await buildDelivery(config, { db, store, files, bus, dataDir, defaultFlows: keys.defaultFlows, version: runtimeVersion(), log });
     const capture = buildCapture(config, { intake, store, files, bus, defaultFlows: keys.defaultFlows, log, admission: retention.admission });
 
     const classification = {

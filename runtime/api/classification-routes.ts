@@ -65,6 +65,17 @@ export function classificationRoutes(deps: ClassificationRoutesDeps): Router {
     }
   });
 
+  // The best frame as JPEG, boxes drawn (?clean=1: without); rendered with the highlight, so it shares its lifecycle.
+  router.get('/api/snapshot/:id', async (ctx) => {
+    const row = await deps.store.getForTenant(ctx.state.id, ctx.state.tenant);
+    if (!row) throw notFound();
+    const clean = ['1', 'true'].includes(String(ctx.query.clean ?? ''));
+    if (row.status_video !== 'done' || !(await sendFile(ctx, deps.files.snapshotPath(row.id, clean), 'image/jpeg'))) {
+      const state = row.status_video === 'done' ? 'expired' : row.status_video;
+      throw new ApiError(404, 'no_snapshot', `no snapshot for this classification (status.video: ${state}${row.video_error ? `; ${row.video_error}` : ''})`);
+    }
+  });
+
   router.delete('/api/classify/:id', async (ctx) => {
     const row = await deps.store.getForTenant(ctx.state.id, ctx.state.tenant);
     if (!row) throw notFound();

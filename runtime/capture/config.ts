@@ -3,10 +3,11 @@
 // Both lists are empty by default; resolve.ts checks them against the tenants
 // section when the daemon is built.
 import { z } from 'zod';
+import { SERVICE_LABELS } from '../core/analysis.js';
+import { flowName } from '../delivery/config.js';
 
 /** Also a segment of the MQTT command topic, so no "/", "+" or "#". */
-const cameraId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-"');
-const flowName = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-"');
+export const cameraId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-"');
 const tenantId = z.string().min(1);
 
 const cameraUrl = z.string().refine((value) => {
@@ -17,12 +18,34 @@ const cameraUrl = z.string().refine((value) => {
   }
 }, 'an rtsp://, rtsps://, http:// or https:// URL');
 
+/** A point in relative frame coordinates: [x, y], 0..1 of width and height, origin top-left. */
+const point = z.tuple([z.number().min(0).max(1), z.number().min(0).max(1)]);
+/** A polygon of at least three points, in relative coordinates (as Frigate keeps them). */
+export const polygon = z.array(point).min(3, 'a polygon needs at least 3 points');
+const serviceLabel = z.enum(SERVICE_LABELS);
+
+export const zoneSchema = z.strictObject({
+  /** shown in logs; letters, digits, ".", "_" or "-" */
+  name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-"'),
+  points: polygon,
+});
+
 export const cameraSchema = z
   .strictObject({
-    /** the camera's id: camera_id of its results, and the <id> of POST /api/cameras/<id>/capture */
+    /** the camera's id: camera_id of its results (also of clips it posts), and the <id> of POST /api/cameras/<id>/capture */
     id: cameraId,
-    /** RTSP stream or HTTP stream (MJPEG, MPEG-TS, ...) */
-    url: cameraUrl,
+    /** shown in Home Assistant; empty: the id */
+    name: z.string().max(100).default(''),
+    /** RTSP stream or HTTP stream (MJPEG, MPEG-TS, ...); absent: a camera that only posts clips (uploads, watch folders) */
+    url: z.union([cameraUrl, z.literal('')]).default(''),
+    /** polygons (relative coordinates) where nothing counts: neither motion nor detections */
+    masks: z.array(polygon).default([]),
+    /** polygons (relative coordinates) where an intrusion counts; empty: the whole frame */
+    zones: z.array(zoneSchema).default([]),
+    /** labels that count, each from its minimum score (0..1); empty: every label at the pack's thresholds */
+    labels: z.partialRecord(serviceLabel, z.number().min(0).max(1)).default({}),
+    /** labels that make an intrusion when they move inside a zone; absent: the pack's (risk.intrusion_labels) */
+    intrusion_labels: z.array(serviceLabel).optional(),
     username: z.string().default(''),
     password: z.string().default(''),
     /** a file holding the password (keeps it out of the config file) */

@@ -40,10 +40,11 @@ function tenantOf(config: Config, wanted: string | undefined, where: string, pro
   return wanted;
 }
 
-/** The configured cameras, ready to record; a ConfigError names every bad entry. */
+/** The configured cameras that have a stream, ready to record; a ConfigError names every bad entry. */
 export function resolveCameras(config: Config): Camera[] {
   const problems: string[] = [];
-  const cameras = config.cameras.map((c, i) => {
+  const cameras = config.cameras.flatMap((c, i) => {
+    if (!c.url) return []; // a camera that only posts clips: nothing to record
     const tenant = tenantOf(config, c.tenant, `cameras[${i}]`, problems);
     let password = c.password;
     if (c.password_file) {
@@ -53,10 +54,10 @@ export function resolveCameras(config: Config): Camera[] {
         problems.push(`cameras[${i}].password_file: ${(err as Error).message}`);
       }
     }
-    return {
+    return [{
       id: c.id, url: c.url, username: c.username, password, tenant, flow: c.flow ?? '',
       recordS: c.record_s, timeoutS: c.timeout_s, rtspTransport: c.rtsp_transport,
-    };
+    }];
   });
   if (problems.length) throw new ConfigError(problems, 'cameras');
   return cameras;

@@ -47,8 +47,15 @@ function parseEnvValue(value: string): unknown {
 /** dotted key path (as the variable names it) -> the VIGIL_* variable that set it */
 export type EnvSources = Map<string, string>;
 
-function formatPath(path: PropertyKey[]): string {
-  return path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+/** "cameras[0].masks[1]"; a camera's entry also says its id: "cameras[0] (yard).masks[1]". */
+function formatPath(path: PropertyKey[], raw?: unknown): string {
+  const text = path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[');
+  const [section, index] = path;
+  if (section !== 'cameras' || typeof index !== 'number' || path.length < 3) return text;
+  const id = (raw as { cameras?: Array<{ id?: unknown }> } | null)?.cameras?.[index]?.id;
+  if (typeof id !== 'string' || !id) return text;
+  const head = `cameras[${index}]`;
+  return `${head} (${id})${text.slice(head.length)}`;
 }
 
 /** The variable that set this key path or one of its parents, if any. */
@@ -110,7 +117,7 @@ const shown = (value: unknown) => {
 
 function describe(issue: z.core.$ZodIssue, raw: unknown, sources: EnvSources): string[] {
   const where = (path: PropertyKey[]) => {
-    const name = formatPath(path) || '(top level)';
+    const name = formatPath(path, raw) || '(top level)';
     const variable = envSourceOf(path, sources);
     return variable ? `${name} (from ${variable})` : name;
   };
@@ -119,7 +126,7 @@ function describe(issue: z.core.$ZodIssue, raw: unknown, sources: EnvSources): s
     return issue.keys.map((k) => {
       const near = nearestKey(k, allowed);
       const variable = sources.get([...issue.path, k].map(String).join('.'));
-      const hint = near ? `; did you mean ${formatPath([...issue.path, near])}${variable ? ` (VIGIL_${[...issue.path, near].map(String).join('__').toUpperCase()})` : ''}?` : '';
+      const hint = near ? `; did you mean ${formatPath([...issue.path, near], raw)}${variable ? ` (VIGIL_${[...issue.path, near].map(String).join('__').toUpperCase()})` : ''}?` : '';
       return `${where([...issue.path, k])}: unknown key${hint}`;
     });
   }

@@ -70,9 +70,25 @@ export interface Analysis {
   stats: AnalysisStats;
 }
 
+/** A polygon in normalised frame coordinates: [x, y] points, 0..1 of width and height. */
+export type Polygon = Array<[number, number]>;
+
+/** A camera's own rules, from its config entry (README, Cameras, zones and masks). */
+export interface CameraRules {
+  /** nothing here counts: neither motion nor detections */
+  masks: Polygon[];
+  /** an intrusion counts only with its box's bottom-centre inside one; empty: everywhere */
+  zones: Array<{ name: string; points: Polygon }>;
+  /** labels that count, each from its minimum score; empty: every label at the pack's thresholds */
+  labels: Partial<Record<ServiceLabel, number>>;
+  /** labels that make an intrusion; absent: the pack's */
+  intrusionLabels?: ServiceLabel[];
+}
+
 /** Turns a probed clip into an Analysis. Cancelled through the signal (kills child processes). */
 export interface Classifier {
   readonly model: string;
   readonly version: string;
-  classify(clip: ClipInfo, signal: AbortSignal): Promise<Analysis>;
+  /** rules: the clip's camera's, when it has any */
+  classify(clip: ClipInfo, signal: AbortSignal, rules?: CameraRules): Promise<Analysis>;
 }

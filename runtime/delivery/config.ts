@@ -62,8 +62,18 @@ export const mqttSchema = z.strictObject({
   password_file: z.string().default(''),
   /** empty: vigil-<hostname> */
   client_id: z.string().default(''),
-  /** topics: <prefix>/<tenant>/result, <prefix>/gateway/availability, <prefix>/gateway/status, <prefix>/cameras/<id>/capture */
+  /** every topic sits under <prefix>/<gateway_id>/ (README, Delivery) */
   prefix: z.string().regex(/^[^#+]+$/, 'no MQTT wildcards').default('vigil'),
+  /** this gateway's id in every topic and in Home Assistant ids; empty: the host name */
+  gateway_id: z.union([z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, '1 to 64 letters, digits, "_" or "-"'), z.literal('')]).default(''),
+  /** Home Assistant MQTT discovery (retained configs under <prefix>/<component>/vigil_<gateway_id>/...) */
+  discovery: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** Home Assistant's discovery prefix */
+      prefix: z.string().regex(/^[^#+]+$/, 'no MQTT wildcards').default('homeassistant'),
+    })
+    .prefault({}),
   qos: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(1),
   /** seconds between retained status messages */
   status_interval_s: z.number().positive().default(60),

@@ -1,42 +1,76 @@
-// MQTT: publishes each final result (the JSON of GET /api/result/<id>) on
-// <prefix>/<tenant>/result from the outbox, keeps a retained availability
-// topic (last will "offline", "online" on every connect, "stopped" on a clean
-// shutdown) and a retained status message, and turns messages on
-// <prefix>/cameras/<id>/capture into capture requests. The outbox is the source
-// of truth: a row is marked delivered only once the broker acknowledged it, so
-// results that finish while the broker is away go out when it is back.
+// MQTT: every topic sits under <prefix>/<gateway id>, so gateways sharing a
+// broker never overwrite each other. Publishes each final result (the JSON of
+// GET /api/result/<id>) per tenant and per camera from the outbox, a retained
+// state and snapshot per camera, a retained availability (last will "offline",
+// "online" on every connect, "offline" on a clean stop too: Home Assistant's
+// defaults) and status, Home Assistant discovery (ha-discovery.ts), and turns
+// messages on .../cameras/<id>/capture into capture requests. The outbox is the
+// source of truth: a row is marked delivered only once the broker acknowledged
+// it, so results that finish while the broker is away go out when it is back.
 import { redactedUrl, redactUrlsIn } from '../core/redact.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import { cameraId } from '../capture/config.js';
 import type { EventBus, BusEvents } from '../core/bus.js';
 import { errorMessage } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { CoalescingPump } from '../core/pump.js';
 import { volumeSpace } from '../ops/core-checks.js';
-import type { ClassificationStore } from '../store/classifications.js';
+import type { ClassificationRow, ClassificationStore } from '../store/classifications.js';
+import type { MediaFiles } from '../store/media-files.js';
 import { toResultJson } from '../store/result-json.js';
 import { Backoff } from './backoff.js';
 import type { MqttConfig } from './config.js';
+import { discoveryMessages, discoveryPattern, type DiscoveryCamera } from './ha-discovery.js';
 import type { Outbox, OutboxRow } from './outbox.js';
 
-const CAMERA_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const BATCH = 20;
 
 export interface MqttTopics {
+  /** <prefix>/<gateway id>: the root of every topic of this gateway */
+  base: string;
   availability: string;
   status: string;
+  /** the subscription for capture requests */
   capture: string;
   result(tenant: string): string;
+  cameraResult(camera: string): string;
+  /** retained {risk, labels, time, result_id} of the camera's last result */
+  cameraState(camera: string): string;
+  /** retained JPEG of the camera's last result */
+  cameraSnapshot(camera: string): string;
+  /** the camera id of a capture request topic, or undefined for any other topic */
+  captureCamera(topic: string): string | undefined;
 }
 
-export function mqttTopics(prefix: string): MqttTopics {
+/** The gateway id when none is configured: the host name, cut to what a topic segment and an HA id allow. */
+export function defaultGatewayId(hostname = os.hostname()): string {
+  const id = hostname.split('.')[0]!.toLowerCase().replace(/[^a-z0-9_-]/g, '_').slice(0, 64);
+  return id || 'vigil';
+}
+
+export function gatewayIdOf(config: Pick<MqttConfig, 'gateway_id'>): string {
+  return config.gateway_id || defaultGatewayId();
+}
+
+export function mqttTopics(prefix: string, gatewayId: string): MqttTopics {
+  const base = `${prefix}/${gatewayId}`;
+  const cameras = `${base}/cameras/`;
   return {
-    availability: `${prefix}/gateway/availability`,
-    status: `${prefix}/gateway/status`,
-    capture: `${prefix}/cameras/+/capture`,
-    result: (tenant) => `${prefix}/${tenant}/result`,
+    base,
+    availability: `${base}/availability`,
+    status: `${base}/status`,
+    capture: `${cameras}+/capture`,
+    result: (tenant) => `${base}/${tenant}/result`,
+    cameraResult: (camera) => `${cameras}${camera}/result`,
+    cameraState: (camera) => `${cameras}${camera}/state`,
+    cameraSnapshot: (camera) => `${cameras}${camera}/snapshot`,
+    captureCamera: (topic) => {
+      if (!topic.startsWith(cameras) || !topic.endsWith('/capture')) return undefined;
+      return topic.slice(cameras.length, -'/capture'.length);
+    },
   };
 }
 
@@ -75,6 +109,11 @@ export interface MqttPublisherDeps {
   config: MqttConfig;
   /** the data folder, for the disk figures of the status message */
   dataDir: string;
+  files: MediaFiles;
+  /** the configured cameras: Home Assistant entities for each */
+  cameras: DiscoveryCamera[];
+  /** the runtime's version, shown on the gateway's Home Assistant device */
+  version: string;
   log: Logger;
 }
 
@@ -87,9 +126,22 @@ export class MqttPublisher implements Feature {
   private stopping = true;
   private statusTimer: NodeJS.Timeout | undefined;
   private unsubscribe: Array<() => void> = [];
+  private readonly gatewayId: string;
+  /** discovery topic -> payload of the entities configured now */
+  private readonly discovery: Map<string, string>;
 
   constructor(private readonly deps: MqttPublisherDeps) {
-    this.topics = mqttTopics(deps.config.prefix);
+    this.gatewayId = gatewayIdOf(deps.config);
+    this.topics = mqttTopics(deps.config.prefix, this.gatewayId);
+    this.discovery = deps.config.discovery.enabled
+      ? discoveryMessages({
+          discoveryPrefix: deps.config.discovery.prefix,
+          gatewayId: this.gatewayId,
+          topics: this.topics,
+          cameras: deps.cameras,
+          swVersion: deps.version,
+        })
+      : new Map();
     this.backoff = new Backoff(deps.config.reconnect.initial_s * 1000, deps.config.reconnect.max_s * 1000);
   }
 
@@ -113,7 +165,7 @@ export class MqttPublisher implements Feature {
       connected = true;
       this.backoff.reset();
       client.options.reconnectPeriod = config.reconnect.initial_s * 1000;
-      log.info('connected to the MQTT broker', { url: redactedUrl(config.url), client_id: options.clientId });
+      log.info('connected to the MQTT broker', { url: redactedUrl(config.url), client_id: options.clientId, topics: this.topics.base });
       bus.emit('mqtt.connection', { connected: true });
       void this.onConnect(client);
     });
@@ -142,8 +194,9 @@ export class MqttPublisher implements Feature {
     if (!client) return;
     this.client = undefined;
     if (client.connected) {
-      // "stopped", not the will's "offline": the gateway was shut down on purpose.
-      await this.publish(client, this.topics.availability, 'stopped', true).catch(() => {});
+      // The status says the stop was on purpose; availability is Home Assistant's "offline" either way.
+      await this.publish(client, this.topics.status, JSON.stringify({ state: 'stopped', time: new Date().toISOString() }), true).catch(() => {});
+      await this.publish(client, this.topics.availability, 'offline', true).catch(() => {});
       await client.endAsync().catch(() => {});
       this.deps.bus.emit('mqtt.connection', { connected: false });
     } else {
@@ -155,6 +208,7 @@ export class MqttPublisher implements Feature {
     try {
       await this.publish(client, this.topics.availability, 'online', true);
       await client.subscribeAsync(this.topics.capture, { qos: this.deps.config.qos });
+      await this.publishDiscovery(client);
     } catch (err) {
       this.deps.log.warn('MQTT setup after connect failed', { error: errorMessage(err) });
     }
@@ -163,14 +217,33 @@ export class MqttPublisher implements Feature {
   }
 
   private onMessage(topic: string, payload: Buffer, retained: boolean): void {
-    const prefix = `${this.deps.config.prefix}/cameras/`;
-    if (!topic.startsWith(prefix) || !topic.endsWith('/capture')) return;
-    const camera = topic.slice(prefix.length, -'/capture'.length);
+    if (this.deps.config.discovery.enabled && topic.startsWith(`${this.deps.config.discovery.prefix}/`)) return this.onDiscoveryConfig(topic, payload);
+    const camera = this.topics.captureCamera(topic);
+    if (camera === undefined) return;
     // A retained command would fire again on every reconnect.
     if (retained) return this.deps.log.warn('ignored a retained MQTT capture request', { topic });
-    if (!CAMERA_ID.test(camera)) return this.deps.log.warn('ignored an MQTT capture request for an invalid camera id', { topic });
+    if (!cameraId.safeParse(camera).success) return this.deps.log.warn('ignored an MQTT capture request for an invalid camera id', { topic });
     this.deps.log.info('capture requested over MQTT', { camera, bytes: payload.length });
     this.deps.bus.emit('capture.requested', { camera, source: 'mqtt' });
+  }
+
+  /**
+   * Publishes the discovery config of every configured entity (retained), then
+   * subscribes to this gateway's discovery topics: the broker answers with the
+   * retained configs it holds, and those of entities no longer configured (a
+   * camera removed) are cleared with an empty retained payload, as Zigbee2MQTT does.
+   */
+  private async publishDiscovery(client: MqttClient): Promise<void> {
+    if (!this.deps.config.discovery.enabled) return;
+    await Promise.all([...this.discovery].map(([topic, payload]) => this.publish(client, topic, payload, true)));
+    await client.subscribeAsync(discoveryPattern(this.deps.config.discovery.prefix, this.gatewayId), { qos: this.deps.config.qos });
+  }
+
+  private onDiscoveryConfig(topic: string, payload: Buffer): void {
+    const client = this.client;
+    if (!payload.length || this.discovery.has(topic) || !client?.connected) return;
+    this.deps.log.info('removing a Home Assistant entity that is no longer configured', { topic });
+    this.publish(client, topic, '', true).catch((err) => this.deps.log.warn('could not remove a stale discovery config', { topic, error: errorMessage(err) }));
   }
 
   /** Publishes pending result rows, oldest first, while connected. */
@@ -199,7 +272,11 @@ export class MqttPublisher implements Feature {
     const classification = await this.deps.store.get(row.classification_id);
     if (!classification) return true; // deleted meanwhile
     try {
-      await this.publish(client, this.topics.result(row.tenant), JSON.stringify(toResultJson(classification)), false);
+      const json = JSON.stringify(toResultJson(classification));
+      await Promise.all([
+        this.publish(client, this.topics.result(row.tenant), json, false),
+        ...this.cameraMessages(classification, json).map(([topic, payload, retain]) => this.publish(client, topic, payload, retain)),
+      ]);
     } catch (err) {
       await this.deps.outbox.markUnanswered(row.id, errorMessage(err), Date.now());
       return false;
@@ -211,8 +288,25 @@ export class MqttPublisher implements Feature {
     return true;
   }
 
+  /** A camera's result, its retained state and snapshot; nothing for a clip without a (topic-safe) camera id. */
+  private cameraMessages(row: ClassificationRow, json: string): Array<[string, string | Buffer, boolean]> {
+    const camera = row.camera_id;
+    if (!camera || !cameraId.safeParse(camera).success) return [];
+    const state = { risk: row.risk, labels: JSON.parse(row.labels) as string[], time: row.created_at, result_id: row.id, error_code: row.error_code };
+    const messages: Array<[string, string | Buffer, boolean]> = [
+      [this.topics.cameraResult(camera), json, false],
+      [this.topics.cameraState(camera), JSON.stringify(state), true],
+    ];
+    try {
+      messages.push([this.topics.cameraSnapshot(camera), fs.readFileSync(this.deps.files.snapshotPath(row.id)), true]);
+    } catch {
+      /* no snapshot (highlight rendering off or failed): the previous one stays */
+    }
+    return messages;
+  }
+
   /** Resolves once the broker acknowledged (QoS 1/2) or the packet was written (QoS 0); bounded by publish_timeout_s. */
-  private publish(client: MqttClient, topic: string, payload: string, retain: boolean): Promise<void> {
+  private publish(client: MqttClient, topic: string, payload: string | Buffer, retain: boolean): Promise<void> {
     const { qos, publish_timeout_s } = this.deps.config;
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no acknowledgement from the broker in time')), publish_timeout_s * 1000);

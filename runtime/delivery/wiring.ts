@@ -9,6 +9,7 @@ import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import type { Database } from '../store/db.js';
+import type { MediaFiles } from '../store/media-files.js';
 import { OutboxDropPolicy } from './drop-policy.js';
 import { Integrations } from './integrations.js';
 import { MqttPublisher } from './mqtt-publisher.js';
@@ -24,7 +25,7 @@ export interface DeliveryParts {
 
 export async function buildDelivery(
   config: Config,
-  deps: { db: Database; store: ClassificationStore; bus: EventBus; dataDir: string; defaultFlows: Map<string, string>; log: Logger },
+  deps: { db: Database; store: ClassificationStore; files: MediaFiles; bus: EventBus; dataDir: string; defaultFlows: Map<string, string>; version: string; log: Logger },
 ): Promise<DeliveryParts> {
   const { db, store, bus, log } = deps;
   for (const i of config.integrations) {
@@ -44,7 +45,10 @@ export async function buildDelivery(
   }, log.child('webhooks'));
   const features: Feature[] = [dropPolicy, webhooks];
   if (config.mqtt.enabled) {
-    features.push(new MqttPublisher({ outbox, store, bus, config: config.mqtt, dataDir: deps.dataDir, log: log.child('mqtt') }));
+    const cameras = config.cameras.map((c) => ({ id: c.id, name: c.name || c.id }));
+    features.push(new MqttPublisher({
+      outbox, store, bus, config: config.mqtt, dataDir: deps.dataDir, files: deps.files, cameras, version: deps.version, log: log.child('mqtt'),
+    }));
   }
   const router = adminRoutes({
     integrations, outbox, store,

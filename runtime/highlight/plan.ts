@@ -85,7 +85,7 @@ export function chooseWindow(keyframes: KeyFrame[], clipDuration: number, length
 }
 
 /** Keyframes holding only the detections that drove the result. */
-function relevantDetections(analysis: Analysis, keyframes: KeyFrame[]): KeyFrame[] {
+export function relevantDetections(analysis: Analysis, keyframes: KeyFrame[]): KeyFrame[] {
   const found = new Set<ServiceLabel>(analysis.labels.filter((l) => l !== 'NOTHING'));
   const drove = (label: ServiceLabel) => found.size === 0 || found.has(label);
   const anyDrove = keyframes.some((k) => k.detections.some((d) => d.label !== 'NOTHING' && drove(d.label)));

@@ -11,14 +11,17 @@ import type { HighlightRenderer, HighlightRequest } from '../jobs/stages.js';
 import { buildFilterChain, geometryOf } from './filters.js';
 import { captionFont } from './font.js';
 import { planHighlight } from './plan.js';
+import { renderSnapshots } from './snapshot.js';
 
 /** A render that takes longer than this is stuck (a 10 s cut takes seconds even on a Pi). */
 const RENDER_TIMEOUT_MS = 5 * 60_000;
 /** Keep only the end of ffmpeg's error output: the last lines say what went wrong. */
 const STDERR_TAIL = 4096;
 
+/** The highlight video, then the snapshots beside it (the same lifecycle: media/<id>/). */
 export const renderHighlight: HighlightRenderer = async (request) => {
   await renderHighlightVideo(request);
+  await renderSnapshots(request);
 };
 
 export async function renderHighlightVideo({ clip, analysis, outPath, signal }: HighlightRequest): Promise<void> {
@@ -57,7 +60,7 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
   }
 }
 
-function runFfmpeg(args: string[], signal: AbortSignal): Promise<void> {
+export function runFfmpeg(args: string[], signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'ignore', 'pipe'], signal, killSignal: 'SIGKILL', timeout: RENDER_TIMEOUT_MS });
     let stderr = '';

@@ -1,7 +1,7 @@
 // One job, start to final: classify the stored clip, render its highlight,
 // then make the result final (which queues its deliveries).
 import fs from 'node:fs';
-import type { Analysis, ClipInfo } from '../core/analysis.js';
+import type { Analysis, CameraRules, ClipInfo } from '../core/analysis.js';
 import { isDiskFull } from '../core/disk-full.js';
 import { ErrorCode, PipelineError, errorMessage } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
@@ -22,6 +22,8 @@ export interface JobContext {
   log: Logger;
   /** told of each successful classification (metrics) */
   bus?: EventBus;
+  /** the masks, zones and label filters of a configured camera, by the clip's camera_id */
+  cameraRules?: (cameraId: string) => CameraRules | undefined;
 }
 
 /** A counting semaphore. */
@@ -93,7 +95,7 @@ export async function processJob(
   let analysis = storedAnalysis(row);
   if (!alreadyClassified) {
     await ctx.store.markStarted(id);
-    analysis = await classifyClip(ctx, id, clip, signal, started);
+    analysis = await classifyClip(ctx, id, clip, signal, started, row.camera_id ? ctx.cameraRules?.(row.camera_id) : undefined);
   }
   classified();
 
@@ -113,13 +115,15 @@ export async function processJob(
 }
 
 /** Classifies and stores the outcome; returns the analysis when it succeeded. */
-async function classifyClip(ctx: JobContext, id: string, clip: ClipInfo, signal: AbortSignal, started: number): Promise<Analysis | undefined> {
+async function classifyClip(
+  ctx: JobContext, id: string, clip: ClipInfo, signal: AbortSignal, started: number, rules: CameraRules | undefined,
+): Promise<Analysis | undefined> {
   let analysis: Analysis | undefined;
   let outcome: ClassificationOutcome;
   const lease = await ctx.classifiers.acquire().catch((err: unknown) => err as Error);
   try {
     if (lease instanceof Error) throw lease;
-    analysis = await lease.classifier.classify(clip, signal);
+    analysis = await lease.classifier.classify(clip, signal, rules);
     outcome = success(analysis);
     const { stats } = analysis;
     ctx.log.info('clip classified', {
@@ -167,7 +171,9 @@ async function render(ctx: JobContext, id: string, clip: ClipInfo, analysis: Ana
   try {
     await ctx.renderHighlight!({ clip, analysis, outPath, signal });
     const probed = await probeClip(outPath, signal);
-    const { size } = await fs.promises.stat(outPath);
+    // the snapshots rendered beside it count as highlight bytes (retention's byte bound)
+    const sizes = await Promise.all([outPath, ctx.files.snapshotPath(id), ctx.files.snapshotPath(id, true)].map((f) => fs.promises.stat(f).then((s) => s.size, () => 0)));
+    const size = sizes.reduce((a, b) => a + b, 0);
     return {
       state: 'done',
       error: '',

@@ -13,7 +13,7 @@ import sqlite3 from 'sqlite3';
 import type { Config } from '../config/schema.js';
 import { silentLogger } from '../core/log.js';
 import { ffmpegPath, ffprobePath } from '../core/tools.js';
-import { clientOptions, mqttTopics } from '../delivery/mqtt-publisher.js';
+import { clientOptions, gatewayIdOf, mqttTopics } from '../delivery/mqtt-publisher.js';
 import { captionFont } from '../highlight/font.js';
 import { chooseBackend, findEdgeTpuLibrary } from '../inference/backends.js';
 import { loadPack } from '../models/load-pack.js';
@@ -118,7 +118,7 @@ export function doctorChecks(config: Config): Array<[string, Check]> {
     }],
     ['broker', async () => {
       if (!config.mqtt.enabled) return { check: 'broker', ok: true, detail: 'MQTT is off (mqtt.enabled: false)' };
-      const options = { ...clientOptions(config.mqtt, mqttTopics(config.mqtt.prefix)), reconnectPeriod: 0, will: undefined };
+      const options = { ...clientOptions(config.mqtt, mqttTopics(config.mqtt.prefix, gatewayIdOf(config.mqtt))), reconnectPeriod: 0, will: undefined };
       const client = mqtt.connect(config.mqtt.url, { ...options, clientId: `${options.clientId}-doctor` });
       try {
         await withTimeout(8000, redactedUrl(config.mqtt.url), new Promise<void>((resolve, reject) => {

@@ -3,7 +3,7 @@
 // the decision. A clip without motion never reaches the networks.
 import { setMaxListeners } from 'node:events';
 import sharp from 'sharp';
-import type { Analysis, Box, ClipInfo, Classifier, Detection } from '../core/analysis.js';
+import type { Analysis, Box, CameraRules, ClipInfo, Classifier, Detection } from '../core/analysis.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest, ModelEntry } from '../models/manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
@@ -69,10 +69,10 @@ export class ClipClassifier implements Classifier {
     return Math.min(...(detectors.length ? detectors : sides).map((s) => s.side));
   }
 
-  async classify(clip: ClipInfo, signal: AbortSignal): Promise<Analysis> {
+  async classify(clip: ClipInfo, signal: AbortSignal, rules?: CameraRules): Promise<Analysis> {
     const started = performance.now();
     setMaxListeners(64, signal); // every queued inference of the clip listens for cancellation
-    const motion = await analyseMotion(clip.path, clip.width, clip.height, clip.duration, signal).catch((err: unknown) => {
+    const motion = await analyseMotion(clip.path, clip.width, clip.height, clip.duration, signal, rules?.masks).catch((err: unknown) => {
       if (err instanceof PipelineError || err instanceof CancelledError) throw err;
       throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
     });
@@ -118,7 +118,7 @@ export class ClipClassifier implements Classifier {
     if (frames.length === 0) throw new PipelineError(ErrorCode.DECODE_FAILED, 'no frame of the clip could be decoded');
     frames.sort((a, b) => a.t - b.t);
 
-    const decision = decide(frames, motion.pattern, this.options.manifest);
+    const decision = decide(frames, motion.pattern, this.options.manifest, rules);
     return {
       ...base, ...decision,
       stats: { framesInferred, decodeMs, motionMs, inferenceMs, totalMs: performance.now() - started, inferences },

@@ -1,9 +1,10 @@
 // From what the networks saw in each chosen frame, and how things moved, to
 // the result: label scores aggregated over frames, the weather labels from
 // the motion pattern, and the risk rules (README, "Labels and risk").
-import type { Box, Detection, KeyFrame, Risk, ServiceLabel } from '../core/analysis.js';
+import type { Box, CameraRules, Detection, KeyFrame, Risk, ServiceLabel } from '../core/analysis.js';
 import type { Manifest } from '../models/manifest.js';
 import { area, centreDistance, iou } from './boxes.js';
+import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
 
 /** What the networks made of one chosen frame. */
@@ -108,8 +109,9 @@ function dropCloseUpPersons(frame: FrameFindings): FrameFindings {
   return { ...frame, detections, scores: { ...frame.scores, person } };
 }
 
-export function decide(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest): Decision {
-  const frames = found.map(dropCloseUpPersons);
+/** rules: the camera's masks, zones and label filters (README, Cameras, zones and masks) */
+export function decide(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules): Decision {
+  const frames = found.map((f) => dropCloseUpPersons(applyCameraRules(f, rules)));
   const threshold = (label: ServiceLabel) => manifest.thresholds[label] ?? manifest.default_threshold;
   const scores: Partial<Record<ServiceLabel, number>> = {};
   const raise = (label: ServiceLabel, score: number) => {
@@ -121,10 +123,12 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
 
   // A person or vehicle seen in several frames, each time unsure (a dark or distant walker, a
   // car seen from above), counts as found: agreement across frames stands in for one sure frame.
-  const { confirm_score: unsure, intrusion_labels: intruders } = manifest.risk;
+  const { confirm_score: unsure } = manifest.risk;
+  const intruders = rules?.intrusionLabels ?? manifest.risk.intrusion_labels;
   const agreed = new Set(intruders.filter((label) =>
     frames.filter((f) => f.detections.some((d) => d.label === label && d.score >= unsure)).length >= AGREEING_FRAMES));
-  const counts = (label: ServiceLabel, score: number) => score >= threshold(label) || (agreed.has(label) && score >= unsure);
+  const counts = (label: ServiceLabel, score: number) =>
+    labelAllowed(label, score, rules) && (score >= threshold(label) || (agreed.has(label) && score >= unsure));
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => counts(l, scores[l]!));
 
   // Intrusion: a person or vehicle found where something moved, that did not stay put. In rain
@@ -149,12 +153,17 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
     for (const label of intruders) {
       const score = frame.scores[label] ?? 0;
       if (!counts(label, score)) continue;
-      const boxes = frame.detections.filter((d) => d.label === label && counts(label, d.score));
+      const seen = frame.detections.filter((d) => d.label === label && counts(label, d.score));
+      // Outside every zone of the camera (tested at the box's bottom-centre) it is neither an intrusion nor a still person.
+      const boxes = seen.filter((d) => inZone(d.box, rules));
+      if (seen.length && !boxes.length) continue;
+      // a finding without a box is where its frame moved; with zones and no motion it is nowhere
+      if (!seen.length && rules?.zones.length && !(frame.sample.region && inZone(frame.sample.region, rules))) continue;
       // A finding without a box (a whole-frame classification) counts when its frame moved, but
       // not in rain, where every frame does.
       const moving = boxes.length
         ? boxes.filter((d) => !stayedPut(d, frame) && boxMoves(d, frame.sample))
-        : !rainy && frame.sample.region !== undefined ? [{ score }] : [];
+        : !rainy && frame.sample.region !== undefined && inZone(frame.sample.region, rules) ? [{ score }] : [];
       for (const d of moving) intrusion = Math.max(intrusion, d.score);
       if (label === 'person' && moving.length === 0) stillPerson = true;
     }

@@ -5,7 +5,8 @@
 // Each sample is also compared with the clip's background (the median of its
 // frames): a slow walker at night changes little from one sample to the next
 // but stands out from the background the whole time.
-import type { Box } from '../core/analysis.js';
+import type { Box, Polygon } from '../core/analysis.js';
+import { rasteriseMasks } from './camera-rules.js';
 import { readFrames, scaledSize } from './frames.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
@@ -281,10 +282,14 @@ export function describePattern(samples: MotionSample[]): MotionPattern {
   return { moving: true, spread, fragmentation, oscillation, travel };
 }
 
-/** Runs the motion pass over the whole clip. */
-export async function analyseMotion(input: string, clipWidth: number, clipHeight: number, duration: number, signal: AbortSignal): Promise<MotionAnalysis> {
+/** Runs the motion pass over the whole clip; masked pixels (the camera's masks) never count. */
+export async function analyseMotion(
+  input: string, clipWidth: number, clipHeight: number, duration: number, signal: AbortSignal, masks: Polygon[] = [],
+): Promise<MotionAnalysis> {
   const { width, height } = scaledSize(clipWidth, clipHeight, WIDTH);
   const grid = pixelGrid(width, height);
+  // Rasterised once per clip; a masked pixel is held at 0, so it neither changes nor stands out from the background.
+  const masked = rasteriseMasks(masks, width, height);
   const samples: MotionSample[] = [];
   const stride = Math.max(1, Math.ceil((duration * SAMPLE_FPS) / KEEP_FRAMES));
   const kept: Array<{ sample: MotionSample; frame: Buffer }> = [];
@@ -297,6 +302,7 @@ export async function analyseMotion(input: string, clipWidth: number, clipHeight
     filters: `fps=${SAMPLE_FPS},scale=${width}:${height}:flags=area`,
   })) {
     const cur = Buffer.from(frame);
+    if (masked) for (let i = 0; i < cur.length; i++) if (masked[i]) cur[i] = 0;
     const empty = () => new Uint8Array(GRID_X * GRID_Y);
     const sample: MotionSample = prev
       ? { t: index / SAMPLE_FPS, ...compare(prev, cur, grid) }

@@ -1,8 +1,11 @@
 // The data folder's media layout. Each classification owns one folder,
-// media/<id>/, holding its clip and its highlight, so deleting a
+// media/<id>/, holding its clip, its highlight and its snapshots, so deleting a
 // classification's files is one recursive removal and an orphan is a folder.
 import fs from 'node:fs';
 import path from 'node:path';
+
+export const SNAPSHOT_FILE = 'snapshot.jpg';
+export const CLEAN_SNAPSHOT_FILE = 'snapshot-clean.jpg';
 
 export const ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -25,6 +28,10 @@ export class MediaFiles {
   }
   highlightPath(id: string): string {
     return path.join(this.folder(id), 'highlight.mp4');
+  }
+  /** the best frame as JPEG, with its boxes or clean; rendered with the highlight */
+  snapshotPath(id: string, clean = false): string {
+    return path.join(this.folder(id), clean ? CLEAN_SNAPSHOT_FILE : SNAPSHOT_FILE);
   }
 
   async prepare(): Promise<void> {

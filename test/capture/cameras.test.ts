@@ -51,7 +51,7 @@ describe('camera capture', function () {
       );
     }
     broker = await new TestBroker().start();
-    daemon = await new TestDaemon({ config: { cameras, mqtt: { enabled: true, url: broker.url, prefix: MQTT_PREFIX } } }).start();
+    daemon = await new TestDaemon({ config: { cameras, mqtt: { enabled: true, url: broker.url, prefix: MQTT_PREFIX, gateway_id: 'gw' } } }).start();
   });
 
   after(async () => {
@@ -123,14 +123,14 @@ describe('camera capture', function () {
     expect(result.video.specs['original.nframes']).to.be.greaterThan(0);
   });
 
-  it('records when a message arrives on the MQTT command topic <prefix>/cameras/<id>/capture', async () => {
+  it('records when a message arrives on the MQTT command topic <prefix>/<gateway id>/cameras/<id>/capture', async () => {
     const client = await mqtt.connectAsync(broker.url, { connectTimeout: 5000 });
     try {
       await daemon.waitForLog((r) => r.msg === 'connected to the MQTT broker');
       // the daemon subscribes just after it connects: repeat until it has heard one (bounded)
       const heard = (r: { msg: string }) => r.msg === 'capture requested over MQTT';
       for (let i = 0; i < 15 && !daemon.logs.some(heard); i++) {
-        await client.publishAsync(`${MQTT_PREFIX}/cameras/mjpeg-cam/capture`, '{}', { qos: 1 });
+        await client.publishAsync(`${MQTT_PREFIX}/gw/cameras/mjpeg-cam/capture`, '{}', { qos: 1 });
         await daemon.waitForLog(heard, 1000).catch(() => undefined);
       }
       const record = await daemon.waitForLog((r) => r.msg === 'recorded' && r.camera === 'mjpeg-cam' && r.source === 'mqtt');

@@ -42,6 +42,20 @@ describe('config', () => {
     expect(problems.some((p) => p.startsWith('tenants[0].api_keys[0]:') && /16 characters/.test(p))).to.equal(true);
   });
 
+  it("names a camera's bad masks, zones and label filters by the camera's id and the key", () => {
+    const problems = problemsOf({
+      cameras: [
+        { id: 'yard', masks: [[[0, 0], [1.5, 0], [1, 1]]], zones: [{ name: 'drive', points: [[0, 0], [1, 1]] }] },
+        { id: 'gate', labels: { persons: 0.5, person: 2 }, intrusion_labels: ['burglar'] },
+      ],
+    });
+    expect(problems.some((p) => p.startsWith('cameras[0] (yard).masks[0][1][0]:'))).to.equal(true);
+    expect(problems).to.include('cameras[0] (yard).zones[0].points: a polygon needs at least 3 points');
+    expect(problems.some((p) => p.startsWith('cameras[1] (gate).labels.person'))).to.equal(true);
+    expect(problems.some((p) => /^cameras\[1\] \(gate\)\.labels.*persons/.test(p))).to.equal(true);
+    expect(problems.some((p) => p.startsWith('cameras[1] (gate).intrusion_labels[0]:'))).to.equal(true);
+  });
+
   it('applies VIGIL_SECTION__KEY environment overrides, typed', () => {
     const raw = applyEnvOverrides({ server: { host: '0.0.0.0' } }, { VIGIL_SERVER__PORT: '9091', VIGIL_LOG__LEVEL: 'debug', VIGIL_JOBS__CONCURRENCY: '3' });
     const config = validateConfig(raw);

@@ -1,10 +1,10 @@
 // GET /api/video/annotate/<id> against the real daemon, classifying with the
-// shared model pack: the rendered highlight, byte ranges, ETag, tenants,
-// deletion, and a clip that does not decode.
+// shared model pack: the rendered highlight and snapshot, byte ranges, ETag,
+// tenants, deletion, and a clip that does not decode.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ffmpeg, stillClip, tempDir } from '../support/clips.js';
+import { ffmpeg, rainClip, stillClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 import { SHARED_MODELS } from '../support/paths.js';
 import { probe } from './support.js';
@@ -19,6 +19,9 @@ describe('annotated highlight over HTTP', function () {
 
   const annotate = (headers: Record<string, string> = {}, key = daemon.tenantKey, which = id) =>
     fetch(`${daemon.url}/api/video/annotate/${which}`, { headers: { ...daemon.auth(key), ...headers } });
+
+  const snapshot = (query = '', key = daemon.tenantKey, which = id) =>
+    fetch(`${daemon.url}/api/snapshot/${which}${query}`, { headers: daemon.auth(key) });
 
   before(async () => {
     dir = tempDir('vigil-annotate-');
@@ -109,14 +112,42 @@ describe('annotated highlight over HTTP', function () {
     expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('not_found');
   });
 
+  it('serves the snapshot of the best frame as JPEG with its boxes, and a clean one with ?clean=1', async () => {
+    const walker = await rainClip('kite_and_cold.jpg', path.join(dir, 'walker.mp4'), { walker: 'grace_hopper.png' });
+    const res = await daemon.upload(walker, {}, '?sync=true');
+    const result = (await res.json()) as Record<string, any>;
+    expect(result.labels).to.include('person');
+    const boxed = await snapshot('', daemon.tenantKey, result.id);
+    expect(boxed.status).to.equal(200);
+    expect(boxed.headers.get('content-type')).to.equal('image/jpeg');
+    const withBoxes = Buffer.from(await boxed.arrayBuffer());
+    const clean = await snapshot('?clean=1', daemon.tenantKey, result.id);
+    expect(clean.status).to.equal(200);
+    const withoutBoxes = Buffer.from(await clean.arrayBuffer());
+    for (const [name, bytes] of [['boxed', withBoxes], ['clean', withoutBoxes]] as const) {
+      const file = path.join(dir, `${name}.jpg`);
+      fs.writeFileSync(file, bytes);
+      const facts = await probe(file);
+      expect(facts.streams[0].codec_name, name).to.equal('mjpeg');
+      expect(facts.streams[0].width, name).to.equal(640);
+    }
+    // the person found is boxed on one and not on the other
+    expect(withBoxes.equals(withoutBoxes)).to.equal(false);
+    expect((await snapshot('', daemon.otherTenantKey, result.id)).status).to.equal(404);
+    // a clip where nothing was found still has a snapshot (its middle frame, nothing drawn)
+    expect((await snapshot()).headers.get('content-type')).to.equal('image/jpeg');
+  });
+
   it('is gone after DELETE', async () => {
     const highlight = path.join(daemon.dataDir, 'media', id, 'highlight.mp4');
     expect(fs.existsSync(highlight)).to.equal(true);
+    expect(fs.existsSync(path.join(daemon.dataDir, 'media', id, 'snapshot.jpg'))).to.equal(true);
     expect((await fetch(`${daemon.url}/api/classify/${id}`, { method: 'DELETE', headers: daemon.auth() })).status).to.equal(204);
     const res = await annotate();
     expect(res.status).to.equal(404);
     expect(res.headers.get('content-type')).to.match(/application\/json/);
     expect(fs.existsSync(highlight)).to.equal(false);
+    expect((await snapshot()).status).to.equal(404);
   });
 
   it('gives a clip that does not decode no video and a clear state', async () => {
@@ -138,5 +169,8 @@ describe('annotated highlight over HTTP', function () {
     const body = (await video.json()) as { error: { code: string; message: string } };
     expect(body.error.code).to.equal('no_video');
     expect(body.error.message).to.match(/status\.video: error; \S/);
+    const still = await snapshot('', daemon.tenantKey, result.id);
+    expect(still.status).to.equal(404);
+    expect(((await still.json()) as { error: { code: string } }).error.code).to.equal('no_snapshot');
   });
 });

@@ -1,9 +1,10 @@
 // The decision rules and the box geometry on made-up findings: no model runs,
 // so each rule is checked on exactly the case it is for.
 import { expect } from 'chai';
-import type { Box, Detection } from '../../runtime/core/analysis.js';
+import type { Box, CameraRules, Detection, Polygon } from '../../runtime/core/analysis.js';
 import { manifestSchema } from '../../runtime/models/manifest.js';
 import { squareRegion, suppress } from '../../runtime/pipeline/boxes.js';
+import { insidePolygon, rasteriseMasks } from '../../runtime/pipeline/camera-rules.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import { framesFor } from '../../runtime/pipeline/frame-choice.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
@@ -97,6 +98,38 @@ describe('decision rules', () => {
     expect(d.labels).to.include('animal');
     expect(d.labels).to.not.include('person');
     expect(d.risk).to.equal('safe');
+  });
+});
+
+describe("a camera's rules in the decision", () => {
+  const walker = (x: number): Box => ({ x, y: 0.3, w: 0.1, h: 0.4 }); // feet at y = 0.7
+  const frames = () => [0, 1.5, 3].map((t, i) => frame(t, [{ label: 'person', score: 0.8, box: walker(0.1 + i * 0.3) }], walker(0.1 + i * 0.3)));
+  const rules = (r: Partial<CameraRules>): CameraRules => ({ masks: [], zones: [], labels: {}, ...r });
+  const band = (y0: number, y1: number): Polygon => [[0, y0], [1, y0], [1, y1], [0, y1]];
+
+  it('a zone holding the feet (bottom-centre of the box) keeps the intrusion; one holding only the head does not', () => {
+    expect(decide(frames(), pattern, manifest, rules({ zones: [{ name: 'path', points: band(0.6, 0.8) }] })).risk).to.equal('intrusion');
+    const outside = decide(frames(), pattern, manifest, rules({ zones: [{ name: 'sky', points: band(0, 0.5) }] }));
+    expect(outside.risk).to.equal('safe');
+    expect(outside.labels).to.include('person').and.not.include('intrusion');
+  });
+
+  it('a masked detection is not seen; labels and scores filtered per camera; its own intrusion labels', () => {
+    const masked = decide(frames(), pattern, manifest, rules({ masks: [band(0.6, 0.8)] }));
+    expect(masked.labels).to.not.include('person');
+    expect(masked.keyframes.flatMap((k) => k.detections)).to.deep.equal([]);
+    expect(decide(frames(), pattern, manifest, rules({ labels: { person: 0.9 } })).labels).to.not.include('person');
+    expect(decide(frames(), pattern, manifest, rules({ labels: { person: 0.7 } })).risk).to.equal('intrusion');
+    expect(decide(frames(), pattern, manifest, rules({ intrusionLabels: ['vehicule'] })).risk).to.not.equal('intrusion');
+  });
+
+  it('masks are rasterised at pixel centres; points inside a polygon by ray casting', () => {
+    const raster = rasteriseMasks([[[0, 0], [0.5, 0], [0.5, 1], [0, 1]]], 4, 2)!;
+    expect([...raster]).to.deep.equal([1, 1, 0, 0, 1, 1, 0, 0]);
+    expect(rasteriseMasks([], 4, 2)).to.equal(undefined);
+    const triangle: Polygon = [[0, 0], [1, 0], [0, 1]];
+    expect(insidePolygon(0.2, 0.2, triangle)).to.equal(true);
+    expect(insidePolygon(0.8, 0.8, triangle)).to.equal(false);
   });
 });
 

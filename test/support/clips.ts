@@ -90,3 +90,16 @@ export async function nightWalkerClip(scene: string, walker: string, out: string
   ]);
   return out;
 }
+
+/**
+ * A person (an image, 260 px tall) walking left to right across an empty 640x360 yard (a plain
+ * wall: nobody else in view), 90 px a second; the feet stay at the bottom of the frame.
+ */
+export async function walkerClip(walker: string, out: string, seconds = 4): Promise<string> {
+  await ffmpeg([
+    '-f', 'lavfi', '-i', 'color=c=0x6b7a5e:s=640x360:r=10', '-loop', '1', '-framerate', '10', '-i', media(walker), '-t', String(seconds),
+    '-filter_complex', `[1:v]scale=-2:260[w];[0:v][w]overlay=x='20+90*t':y=96,format=yuv420p`,
+    '-c:v', 'libx264', '-preset', 'ultrafast', out,
+  ]);
+  return out;
+}

@@ -52,9 +52,9 @@ export class MediaFiles {
     await fs.promises.rm(this.folder(id), { recursive: true, force: true });
   }
 
-  /** Removes every file of a classification's folder but its clip and its highlight; returns how many. */
+  /** Removes every file of a classification's folder but its clip, its highlight and its snapshots; returns how many. */
   async removeStrays(id: string, clipFilename: string): Promise<number> {
-    const keep = new Set([clipFilename, path.basename(this.highlightPath(id))]);
+    const keep = new Set([clipFilename, path.basename(this.highlightPath(id)), SNAPSHOT_FILE, CLEAN_SNAPSHOT_FILE]);
     const names = await fs.promises.readdir(this.folder(id)).catch(() => [] as string[]);
     const strays = names.filter((n) => !keep.has(n));
     for (const name of strays) await fs.promises.rm(path.join(this.folder(id), name), { recursive: true, force: true });

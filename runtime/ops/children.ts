@@ -11,7 +11,7 @@ export const CHILD_KINDS: ChildKind[] = ['interpreter', 'ffmpeg', 'other'];
 /** Linux reports times in USER_HZ ticks, 100 per second on every architecture's user ABI. */
 const TICKS_PER_SECOND = 100;
 
-interface ProcStat {
+export interface ProcStat {
   pid: number;
   ppid: number;
   comm: string;
@@ -21,7 +21,8 @@ interface ProcStat {
   reapedChildrenSeconds: number;
 }
 
-function readStat(pid: number | 'self'): ProcStat | undefined {
+/** One process's /proc stat, or undefined when it is gone (or not Linux). */
+export function readStat(pid: number | 'self'): ProcStat | undefined {
   let text: string;
   try {
     text = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');

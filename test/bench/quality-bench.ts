@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Analysis, Risk, ServiceLabel } from '../../runtime/core/analysis.js';
 import { EventBus } from '../../runtime/core/bus.js';
 import { silentLogger } from '../../runtime/core/log.js';
+import { readStat } from '../../runtime/ops/children.js';
 import { ModelService } from '../../runtime/models/model-service.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
@@ -68,23 +69,15 @@ export function misses(e: Expectation, a: Pick<Analysis, 'labels' | 'risk'>): st
   return out;
 }
 
-const TICKS = 100; // USER_HZ on Linux
-
 /** CPU seconds of this process, its reaped children, and the live processes whose parent it is. */
 export function cpuSeconds(): number {
-  const fields = (pid: string) => fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-  const self = fields('self');
-  // after the ") ": state is field 0, utime 11, stime 12, cutime 13, cstime 14, ppid 1
-  let ticks = Number(self[11]) + Number(self[12]) + Number(self[13]) + Number(self[14]);
+  const self = readStat('self');
+  let seconds = self?.cpuSeconds ?? 0; // its own time and that of its reaped children
   for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const f = fields(pid);
-      if (Number(f[1]) === process.pid) ticks += Number(f[11]) + Number(f[12]);
-    } catch {
-      // gone meanwhile
-    }
+    const child = readStat(Number(pid));
+    if (child && child.ppid === process.pid) seconds += child.cpuSeconds - child.reapedChildrenSeconds;
   }
-  return ticks / TICKS;
+  return seconds;
 }
 
 export interface QualityRun {

@@ -162,7 +162,9 @@ export class Metrics implements Feature {
   async render(): Promise<string> {
     if (!this.registry || !this.refresh) throw new Error('metrics are not started');
     this.refresh(await this.status.read());
-    return this.registry.metrics();
+    // prom-client writes a NaN sample as "Nan" (the event-loop lag mean and deviation of a
+    // scrape that came within 10 ms of the last one); the text format spells it "NaN"
+    return (await this.registry.metrics()).replace(/ Nan$/gm, ' NaN');
   }
 
   /** Every metric's current values as prom-client's JSON (for views other than Prometheus). */

@@ -124,6 +124,13 @@ describe('ops: health, readiness and metrics', function () {
     for (const kind of ['ffmpeg', 'other']) expect(find(exp, 'vigil_child_processes', { kind })).to.have.lengthOf(1);
   });
 
+  it('writes valid sample values when two scrapes come at once (an empty event-loop histogram is NaN)', async () => {
+    for (let i = 0; i < 10; i++) {
+      const pair = await Promise.all([0, 1].map(async () => text(await fetch(`${daemon.url}/metrics`))));
+      for (const exposition of pair) parseExposition(exposition); // throws on a value the format does not know
+    }
+  });
+
   it('counts refused requests by status and code', async () => {
     const count = async () => find(parseExposition(await text(await fetch(`${daemon.url}/metrics`))), 'vigil_http_refusals_total', { status: '401', code: 'unauthorized' })[0]?.value ?? 0;
     const before = await count();

@@ -84,7 +84,7 @@ export class Daemon {
     const deleter = new Deleter(store, files, runner, bus, log.child('delete'));
     await deleter.reconcile((ids) => existingClips(db, ids));
     const intake = new Intake(store, files, bus, keys.defaultFlows, log.child('ingest'));
-    const retention = buildRetention(config.retention, { db, files, deleter, bus, log, tenantCount: keys.defaultFlows.size });
+    const retention = buildRetention(config.retention, { db, files, deleter, bus, log, tenantCount: keys.defaultFlows.size, jobsWaitingForSpace: () => runner.waitingForSpace });
     const delivery = await buildDelivery(config, { db, store, files, bus, dataDir, defaultFlows: keys.defaultFlows, version: runtimeVersion(), log });
     const capture = buildCapture(config, { intake, store, files, bus, defaultFlows: keys.defaultFlows, log, admission: retention.admission });
 

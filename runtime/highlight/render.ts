@@ -4,6 +4,8 @@
 // so a half-written file is never served; ffmpeg is killed on abort.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { asDiskFullWhenNoRoom } from '../core/disk-full.js';
 import { CancelledError } from '../core/errors.js';
 import { ffmpegPath } from '../core/tools.js';
 import { probeClip } from '../pipeline/probe.js';
@@ -53,8 +55,9 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
     if (written.nframes < 1) throw new Error('no frame of the clip could be decoded');
     await fs.promises.rename(partPath, outPath);
   } catch (err) {
+    const why = await asDiskFullWhenNoRoom(err, path.dirname(outPath));
     await fs.promises.rm(partPath, { force: true });
-    throw err;
+    throw why;
   } finally {
     await fs.promises.rm(scriptPath, { force: true });
   }
@@ -76,7 +79,10 @@ export function runFfmpeg(args: string[], signal: AbortSignal): Promise<void> {
       if (code === 0) return resolve();
       const why = stderr.trim().split('\n').filter(Boolean).pop() ?? '';
       const how = killedBy ? `was killed (${killedBy}${killedBy === 'SIGKILL' ? ', timed out' : ''})` : `exited with code ${code}`;
-      reject(new Error(`ffmpeg ${how}${why ? `: ${why.replace(args[args.indexOf('-i') + 1], 'input')}` : ''}`));
+      const failure = new Error(`ffmpeg ${how}${why ? `: ${why.replace(args[args.indexOf('-i') + 1], 'input')}` : ''}`);
+      // the last line is often "Conversion failed!"; a full volume is said earlier
+      if (/No space left on device|Disk quota exceeded/.test(stderr)) Object.assign(failure, { code: 'ENOSPC' });
+      reject(failure);
     });
   });
 }

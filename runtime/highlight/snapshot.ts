@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Analysis, KeyFrame } from '../core/analysis.js';
+import { asDiskFullWhenNoRoom } from '../core/disk-full.js';
 import type { HighlightRequest } from '../jobs/stages.js';
 import { CLEAN_SNAPSHOT_FILE, SNAPSHOT_FILE } from '../store/media-files.js';
 import { RISK_COLOURS, filter, geometryOf, literal } from './filters.js';
@@ -65,6 +66,8 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
     }
     await fs.promises.rename(parts[0]!, boxed);
     await fs.promises.rename(parts[1]!, clean);
+  } catch (err) {
+    throw await asDiskFullWhenNoRoom(err, dir);
   } finally {
     for (const part of parts) await fs.promises.rm(part, { force: true });
   }

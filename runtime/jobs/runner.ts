@@ -41,6 +41,8 @@ export class JobRunner implements Feature {
   private retryTimer: NodeJS.Timeout | undefined;
   private requeueDue = false;
   private retryDelayMs = RETRY_FIRST_MS;
+  /** set when a job or the queue failed on a full volume; cleared when a job is final again */
+  private spaceWait = false;
 
   constructor(
     private readonly ctx: JobContext,
@@ -70,6 +72,11 @@ export class JobRunner implements Feature {
       for (const job of this.running.values()) job.controller.abort(new ShutdownAbort());
       await all;
     }
+  }
+
+  /** Jobs are stuck on a full data volume: uploads are refused until one ends again (admission asks). */
+  get waitingForSpace(): boolean {
+    return this.spaceWait;
   }
 
   get activeCount(): number {
@@ -110,6 +117,7 @@ export class JobRunner implements Feature {
       if (!retrying && this.toRequeue.size === 0) this.retryDelayMs = RETRY_FIRST_MS;
     },
     (err) => {
+      if (isDiskFull(err)) this.spaceWait = true;
       this.ctx.log.error('could not take jobs from the queue; trying again', { err, retry_in_ms: this.retryDelayMs });
       this.retryLater();
     },
@@ -170,6 +178,7 @@ export class JobRunner implements Feature {
       this.bus.emit('job.started', { id, tenant: row.tenant });
       const final = await processJob(this.ctx, id, attempts, signal, classified);
       if (final) {
+        this.spaceWait = false;
         log.info('classification final', { id, error_code: final.errorCode });
         this.bus.emit('result.final', { id, ...final });
       }
@@ -184,6 +193,7 @@ export class JobRunner implements Feature {
         // is tried again later. A full volume is not the clip's fault and costs no attempt; anything
         // else counts, so a job that always fails ends with 9001 after jobs.max_attempts.
         const full = isDiskFull(err);
+        if (full) this.spaceWait = true;
         log.error('job failed in the store; it will be tried again', { id, err, disk_full: full });
         this.toRequeue.set(id, !full);
         this.retryLater();

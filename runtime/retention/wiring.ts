@@ -20,7 +20,11 @@ export interface RetentionParts {
 
 export function buildRetention(
   config: RetentionConfig,
-  deps: { db: Database; files: MediaFiles; deleter: ClassificationDeleter; bus: EventBus; log: Logger; tenantCount: number },
+  deps: {
+    db: Database; files: MediaFiles; deleter: ClassificationDeleter; bus: EventBus; log: Logger; tenantCount: number;
+    /** the job runner's word that accepted clips are stuck on a full volume */
+    jobsWaitingForSpace: () => boolean;
+  },
 ): RetentionParts {
   const log = deps.log.child('retention');
   const queries = new RetentionQueries(deps.db);
@@ -35,6 +39,6 @@ export function buildRetention(
   });
   return {
     feature: new Retention({ pruner, queries, files: deps.files, bus: deps.bus, schedule: config.schedule, log }),
-    admission: storageAdmission(pruner),
+    admission: storageAdmission(pruner, deps.jobsWaitingForSpace),
   };
 }

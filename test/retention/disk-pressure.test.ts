@@ -243,6 +243,8 @@ describe('retention under disk pressure (tiny tmpfs volume)', function () {
       expect(freeBytes(dataDir)).to.equal(0);
       const states = await Promise.all(ids.map(async (id) => (await fetch(`${daemon.url}/api/result/${id}`, { headers: daemon.auth() })).status));
       expect(states.filter((s) => s === 202).length, 'clips still in flight when the disk filled').to.be.at.least(2);
+      // a clip in flight meets the full volume (its render or its row cannot be written) and waits for space
+      await daemon.waitForLog((r) => r.msg === 'job failed in the store; it will be tried again' && r.disk_full === true, 60_000);
 
       // admission: 507 for a multipart upload with a Content-Length and for a chunked one
       for (let i = 0; i < 3; i++) {
@@ -267,7 +269,8 @@ describe('retention under disk pressure (tiny tmpfs volume)', function () {
       for (const id of ids.slice(0, -1)) {
         const result = await daemon.waitForResult(id, 120_000);
         expect(result.error_code, result.error_msg).to.equal(0);
-        expect(result.status).to.deep.equal({ classify: 'done', video: 'done' });
+        const renderFailure = daemon.logs.find((r) => r.id === id && r.msg === 'highlight rendering failed');
+        expect(result.status, String(renderFailure?.error ?? '')).to.deep.equal({ classify: 'done', video: 'done' });
       }
       expect(daemon.logs.filter((r) => r.msg === 'vigil started').length, 'no restart').to.equal(1);
       const integrity = await withDb(dataDir, (db) => db.get<{ integrity_check: string }>('PRAGMA integrity_check'));

@@ -1,6 +1,5 @@
 // Starts the daemon's features in order and stops them in reverse. A feature
 // that fails to start stops the ones already started, so nothing is left half up.
-import { errorMessage } from './core/errors.js';
 import type { Feature } from './core/feature.js';
 import type { Logger } from './core/log.js';
 
@@ -19,7 +18,7 @@ export class Controller {
         this.started.push(feature);
         this.log.debug('feature started', { feature: feature.name });
       } catch (err) {
-        this.log.error('feature failed to start', { feature: feature.name, error: errorMessage(err) });
+        this.log.error('feature failed to start', { feature: feature.name, err });
         await this.stop();
         throw err;
       }
@@ -32,7 +31,7 @@ export class Controller {
         await feature.stop();
         this.log.debug('feature stopped', { feature: feature.name });
       } catch (err) {
-        this.log.error('feature failed to stop cleanly', { feature: feature.name, error: errorMessage(err) });
+        this.log.error('feature failed to stop cleanly', { feature: feature.name, err });
       }
     }
     this.started = [];

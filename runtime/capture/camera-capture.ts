@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ApiError } from '../api/errors.js';
 import type { BusEvents, EventBus } from '../core/bus.js';
-import { ErrorCode, PipelineError, errorMessage } from '../core/errors.js';
+import { ErrorCode, PipelineError } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { parseFields, type Acceptance, type Intake } from '../ingest/intake.js';
@@ -62,7 +62,7 @@ export class CameraCapture implements Feature {
         return;
       }
       await this.capture(camera, source).catch((err) => {
-        if (!this.aborter.signal.aborted) this.deps.log.error('capture failed', { camera, source, error: errorMessage(err) });
+        if (!this.aborter.signal.aborted) this.deps.log.error('capture failed', { camera, source, err });
       });
     });
     if (this.byId.size) this.deps.log.info('cameras ready', { cameras: [...this.byId.values()].map((c) => ({ id: c.id, url: redactedUrl(c.url), tenant: c.tenant })) });

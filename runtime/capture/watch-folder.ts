@@ -68,7 +68,7 @@ export class WatchFolderFeature implements Feature {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.scanning = this.scan()
-        .catch((err) => this.deps.log.error('watch folder scan failed', { folder: this.deps.folder.path, error: errorMessage(err) }))
+        .catch((err) => this.deps.log.error('watch folder scan failed', { folder: this.deps.folder.path, err }))
         .finally(() => this.schedule(this.pollMs));
     }, ms);
   }
@@ -135,7 +135,7 @@ export class WatchFolderFeature implements Feature {
       await fs.promises.rm(source, { force: true });
       this.seen.delete(name);
     } catch (err) {
-      log.error('watch folder file not taken; will try again', { folder: folder.path, file: name, error: errorMessage(err) });
+      log.error('watch folder file not taken; will try again', { folder: folder.path, file: name, err });
       this.seen.set(name, { ...seen, changedAt: Date.now() + RETRY_AFTER_FAILURE_MS });
     } finally {
       await fs.promises.rm(workDir, { recursive: true, force: true });

@@ -81,7 +81,7 @@ export class Intake {
       });
     } catch (err) {
       // The clip may already sit in media/<id>/: with no row it must not stay there.
-      await this.files.remove(id).catch((rmErr: unknown) => this.log.error('could not remove a clip that was not accepted', { id, error: (rmErr as Error).message }));
+      await this.files.remove(id).catch((rmErr: unknown) => this.log.error('could not remove a clip that was not accepted', { id, err: rmErr }));
       throw err;
     }
     this.log.info('clip accepted', { id, tenant, flow: fields.flow, bytes: s.size, codec: clip.codec, duration: clip.duration });

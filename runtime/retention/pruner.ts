@@ -94,7 +94,7 @@ export class Pruner {
 
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
     const next = this.chain.then(task, task);
-    this.chain = next.catch((err) => this.deps.log.error('retention run failed', { error: (err as Error).message }));
+    this.chain = next.catch((err) => this.deps.log.error('retention run failed', { err }));
     return next;
   }
 

@@ -69,7 +69,7 @@ export class Retention implements Feature {
     try {
       await this.deps.pruner.prune();
     } catch (err) {
-      this.deps.log.error('retention prune failed', { error: (err as Error).message });
+      this.deps.log.error('retention prune failed', { err });
     }
   }
 
@@ -77,7 +77,7 @@ export class Retention implements Feature {
     try {
       await this.deps.pruner.check();
     } catch (err) {
-      this.deps.log.error('retention check failed', { error: (err as Error).message });
+      this.deps.log.error('retention check failed', { err });
     }
   }
 }

@@ -6,7 +6,8 @@ import { manifestSchema } from '../../runtime/models/manifest.js';
 import { squareRegion, suppress } from '../../runtime/pipeline/boxes.js';
 import { insidePolygon, rasteriseMasks } from '../../runtime/pipeline/camera-rules.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
-import { framesFor } from '../../runtime/pipeline/frame-choice.js';
+import { InferenceBudget } from '../../runtime/pipeline/budget.js';
+import { framesFor, naiveFrames } from '../../runtime/pipeline/frame-choice.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 
 const manifest = manifestSchema.parse({
@@ -159,9 +160,36 @@ describe('regions and frame counts', () => {
   });
 
   it('frames per clip follow how long things move, within the bound', () => {
-    expect(framesFor(1, 8)).to.equal(3);
+    expect(framesFor(1, 8)).to.equal(2);
     expect(framesFor(6, 8)).to.equal(4);
     expect(framesFor(30, 8)).to.equal(8);
     expect(framesFor(30, 2)).to.equal(2);
+  });
+
+  it('never more frames than sampling the clip once a second would take', () => {
+    expect(naiveFrames(1.2)).to.equal(1);
+    expect(naiveFrames(0.2)).to.equal(1);
+    expect(naiveFrames(2.9)).to.equal(3);
+    expect(framesFor(1.2, 8, 1.2)).to.equal(1);
+    expect(framesFor(3, 8, 3.4)).to.equal(2);
+    expect(framesFor(12, 8, 4.5)).to.equal(4);
+  });
+
+  it('a clip spends on the networks less than sampling it once a second, and every frame gets its first look', () => {
+    const detector = 300 * 300;
+    const classifier = 224 * 224;
+    // a 3 s clip: the naive pipeline runs both models on 3 frames; the clip may spend 2 frames' worth
+    const total = InferenceBudget.naive([detector, classifier], 3);
+    expect(total).to.equal(2 * (detector + classifier));
+    expect(InferenceBudget.framesAffordable(total, detector)).to.equal(3);
+    const budget = new InferenceBudget(total, detector, 2);
+    budget.takeFirstLook();
+    expect(budget.take(classifier)).to.equal(true);
+    // a closer look may not eat the first look still owed to the second frame
+    expect(budget.take(detector)).to.equal(false);
+    budget.takeFirstLook();
+    expect(budget.take(classifier)).to.equal(false);
+    // a clip shorter than 1.5 s: nothing to spare, one first look all the same
+    expect(InferenceBudget.framesAffordable(InferenceBudget.naive([detector, classifier], 1), detector)).to.equal(1);
   });
 });

@@ -8,7 +8,7 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest, ModelEntry } from '../models/manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import type { TensorQuant } from '../inference/tflite-file.js';
-import { InferenceBudget } from './budget.js';
+import { clipBudget, FrameBudget, framesAffordable } from './budget.js';
 import { decide, type FrameFindings } from './decide.js';
 import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { readFrameSets, scaledSize } from './frames.js';
@@ -84,10 +84,9 @@ export class ClipClassifier implements Classifier {
     // Never more than a pipeline that runs every model on one frame a second would spend.
     const { models } = this.options;
     const firstLook = costOf(this.firstLookModels());
-    const total = InferenceBudget.naive(models.map((m) => costOf([m])), naiveFrames(clip.duration));
-    const max = Math.min(this.options.maxFrames, InferenceBudget.framesAffordable(total, firstLook));
+    const total = clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration));
+    const max = Math.min(this.options.maxFrames, framesAffordable(total, firstLook));
     const chosen = chooseFrames(motion.samples, max, clip, this.regionSide());
-    const budget = new InferenceBudget(total, firstLook, chosen.length);
     const base = { model: this.model, version: this.version, backend: this.options.backend };
 
     if (!motion.pattern.moving || chosen.length === 0) {
@@ -111,7 +110,7 @@ export class ClipClassifier implements Classifier {
       decodeMs = performance.now() - decodeStarted; // until the last chosen frame arrived
       if (failure) break;
       // Networks run while the next frame decodes; the pool queues what it cannot take yet.
-      pending.push(this.inferFrame(decoded, budget, signal).then(
+      pending.push(this.inferFrame(decoded, new FrameBudget(total, firstLook, chosen.length), signal).then(
         (r) => {
           frames.push(r.findings);
           inferenceMs += r.inferenceMs;
@@ -160,9 +159,10 @@ export class ClipClassifier implements Classifier {
   }
 
   /** The models on the frame, looking closer (the region around its motion, the other tasks) while the motion is unexplained. */
-  private async inferFrame({ frame, size, choice, whole }: DecodedFrame, budget: InferenceBudget, signal: AbortSignal) {
+  private async inferFrame({ frame, size, choice, whole }: DecodedFrame, budget: FrameBudget, signal: AbortSignal) {
     const scores: Scores = {};
-    const detections: Detection[] = [];
+    // By view, whole frame first whatever ran first: of two equal findings the merge keeps the earlier.
+    const views: { whole: Detection[]; region: Detection[] } = { whole: [], region: [] };
     let inferenceMs = 0;
     let inferences = 0;
     const byModel: Record<string, number> = {};
@@ -175,22 +175,21 @@ export class ClipClassifier implements Classifier {
       inferences++;
       byModel[model.entry.id] = (byModel[model.entry.id] ?? 0) + 1;
       const found = DECODERS[model.entry.task](outputs, model, crop);
-      detections.push(...found.detections);
+      (crop ? views.region : views.whole).push(...found.detections);
       for (const [label, score] of Object.entries(found.scores) as Array<[keyof Scores, number]>) {
         if (score > (scores[label] ?? 0)) scores[label] = score;
       }
       return found.detections;
     };
-    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress(detections) }, inferenceMs, inferences, byModel });
+    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]) }, inferenceMs, inferences, byModel });
     const runAll = async (models: LoadedModel[], crop: Box | undefined) => (await Promise.all(models.map((m) => run(m, crop)))).flat();
     // A detector looks at the whole frame first. When what it is sure of holds most of the
     // moving area, the motion is explained and nothing more runs on this frame. Otherwise,
-    // while the clip's budget allows and the motion stays unexplained, it looks again at the
+    // while the frame's share of the clip's budget allows and the motion stays unexplained, it looks again at the
     // region around the motion (a far person is larger in its input), then the other tasks (a
     // classifier for what the detector does not know) look at the region, or the whole frame
     // when there is none. What several views found is merged.
     const first = this.firstLookModels();
-    budget.takeFirstLook();
     const others = this.options.models.filter((m) => !first.includes(m));
     if (others.length === 0 && first[0]?.entry.task !== 'detection') {
       await runAll(first, choice.crop); // a pack without a detector: its models look where it moves

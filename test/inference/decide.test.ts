@@ -6,7 +6,7 @@ import { manifestSchema } from '../../runtime/models/manifest.js';
 import { squareRegion, suppress } from '../../runtime/pipeline/boxes.js';
 import { insidePolygon, rasteriseMasks } from '../../runtime/pipeline/camera-rules.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
-import { InferenceBudget } from '../../runtime/pipeline/budget.js';
+import { clipBudget, FrameBudget, framesAffordable } from '../../runtime/pipeline/budget.js';
 import { framesFor, naiveFrames } from '../../runtime/pipeline/frame-choice.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 
@@ -179,18 +179,16 @@ describe('regions and frame counts', () => {
     const detector = 300 * 300;
     const classifier = 224 * 224;
     // a 3 s clip: the naive pipeline runs both models on 3 frames; the clip may spend 2 frames' worth
-    const total = InferenceBudget.naive([detector, classifier], 3);
+    const total = clipBudget([detector, classifier], 3);
     expect(total).to.equal(2 * (detector + classifier));
-    expect(InferenceBudget.framesAffordable(total, detector)).to.equal(3);
-    const budget = new InferenceBudget(total, detector, 2);
-    budget.takeFirstLook();
-    expect(budget.take(classifier)).to.equal(true);
-    // a closer look may not eat the first look still owed to the second frame
-    expect(budget.take(detector)).to.equal(false);
-    budget.takeFirstLook();
-    expect(budget.take(classifier)).to.equal(true);
-    expect(budget.take(1)).to.equal(false);
+    expect(framesAffordable(total, detector)).to.equal(3);
+    // two frames share what their first looks leave: 2 classifiers and a little, one each
+    const frame = new FrameBudget(total, detector, 2);
+    expect(frame.take(classifier)).to.equal(true);
+    expect(frame.take(classifier)).to.equal(false);
+    expect(new FrameBudget(total, detector, 2).take(detector)).to.equal(false);
     // a clip shorter than 1.5 s: nothing to spare, one first look all the same
-    expect(InferenceBudget.framesAffordable(InferenceBudget.naive([detector, classifier], 1), detector)).to.equal(1);
+    expect(framesAffordable(clipBudget([detector, classifier], 1), detector)).to.equal(1);
+    expect(new FrameBudget(clipBudget([detector, classifier], 1), detector, 1).take(1)).to.equal(false);
   });
 });

@@ -129,6 +129,7 @@ export async function benchQuality(pack: string, clips: Expectation[], naive?: N
           ...(baseline ? {
             naive_wall_ms: Math.round(baseline.wallMs), naive_cpu_ms: Math.round(baseline.cpuMs), naive_inferences: baseline.inferences,
             'wall vs naive': Math.round((wall / baseline.wallMs) * 100) / 100,
+            'CPU vs naive': Math.round((cpu / (baseline.cpuMs / 1000)) * 100) / 100,
           } : {}),
         });
       } finally {

@@ -8,7 +8,7 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest, ModelEntry } from '../models/manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import type { TensorQuant } from '../inference/tflite-file.js';
-import { clipBudget, FrameBudget, framesAffordable } from './budget.js';
+import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
 import { decide, type FrameFindings } from './decide.js';
 import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { readFrameSets, scaledSize } from './frames.js';
@@ -84,7 +84,7 @@ export class ClipClassifier implements Classifier {
     // Never more than a pipeline that runs every model on one frame a second would spend.
     const { models } = this.options;
     const firstLook = costOf(this.firstLookModels());
-    const total = clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration));
+    const total = clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration), decodeCost(clip));
     const max = Math.min(this.options.maxFrames, framesAffordable(total, firstLook));
     const chosen = chooseFrames(motion.samples, max, clip, this.regionSide());
     const base = { model: this.model, version: this.version, backend: this.options.backend };

@@ -6,7 +6,7 @@ import { manifestSchema } from '../../runtime/models/manifest.js';
 import { squareRegion, suppress } from '../../runtime/pipeline/boxes.js';
 import { insidePolygon, rasteriseMasks } from '../../runtime/pipeline/camera-rules.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
-import { clipBudget, FrameBudget, framesAffordable } from '../../runtime/pipeline/budget.js';
+import { clipBudget, decodeCost, FrameBudget, framesAffordable } from '../../runtime/pipeline/budget.js';
 import { framesFor, naiveFrames } from '../../runtime/pipeline/frame-choice.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 
@@ -178,17 +178,24 @@ describe('regions and frame counts', () => {
   it('a clip spends on the networks less than sampling it once a second, and every frame gets its first look', () => {
     const detector = 300 * 300;
     const classifier = 224 * 224;
-    // a 3 s clip: the naive pipeline runs both models on 3 frames; the clip may spend 2 frames' worth
-    const total = clipBudget([detector, classifier], 3);
-    expect(total).to.equal(2 * (detector + classifier));
+    const frame = detector + classifier;
+    // a 3 s clip: the naive pipeline runs both models on 3 frames; the clip may spend 2.5 frames' worth, less a decode
+    const decode = decodeCost({ width: 480, height: 270, nframes: 45 });
+    expect(decode).to.be.closeTo((480 * 270 * 45) / 300, 1e-6);
+    const total = clipBudget([detector, classifier], 3, decode);
+    expect(total).to.be.closeTo(2.5 * frame - decode, 1e-6);
     expect(framesAffordable(total, detector)).to.equal(3);
-    // two frames share what their first looks leave: 2 classifiers and a little, one each
-    const frame = new FrameBudget(total, detector, 2);
-    expect(frame.take(classifier)).to.equal(true);
-    expect(frame.take(classifier)).to.equal(false);
+    // two frames share what their first looks leave
+    const share = (total - 2 * detector) / 2;
+    expect(share).to.be.above(classifier).and.below(detector);
+    const budget = new FrameBudget(total, detector, 2);
+    expect(budget.take(classifier)).to.equal(true);
+    expect(budget.take(classifier)).to.equal(false);
     expect(new FrameBudget(total, detector, 2).take(detector)).to.equal(false);
+    // a long clip of large frames: its decode leaves fewer frames than the naive pipeline's
+    expect(framesAffordable(clipBudget([detector, classifier], 10, decodeCost({ width: 1280, height: 720, nframes: 250 })), detector)).to.be.below(10);
     // a clip shorter than 1.5 s: nothing to spare, one first look all the same
-    expect(framesAffordable(clipBudget([detector, classifier], 1), detector)).to.equal(1);
-    expect(new FrameBudget(clipBudget([detector, classifier], 1), detector, 1).take(1)).to.equal(false);
+    expect(framesAffordable(clipBudget([detector, classifier], 1, 0), detector)).to.equal(1);
+    expect(new FrameBudget(clipBudget([detector, classifier], 1, 0), detector, 1).take(1)).to.equal(false);
   });
 });

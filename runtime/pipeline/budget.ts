@@ -3,8 +3,8 @@
 // pipeline does not pay: the motion pass's decode of the clip (the naive
 // pipeline decodes it once, as the chosen frames' decode does) and a fixed
 // cost per clip (a second ffmpeg, the motion pass's arithmetic, the crops:
-// some 50 to 70 ms where the naive pipeline spends 140 ms on a frame), taken as
-// half of one of its frames. A
+// about 100 ms more than the naive pipeline's fixed cost, where it spends
+// 140 ms on a frame), taken as three quarters of one of its frames. A
 // clip too short for that still gets one first look. A run costs its model's
 // input pixels, which is what an inference's time follows on a CPU (SSD
 // 300x300 about twice MobileNet 224x224). Every chosen frame takes its first look; what is left is
@@ -19,18 +19,21 @@
  */
 export const DECODE_COST_PER_PIXEL = 1 / 300;
 
+/** The fixed cost per clip beyond the naive pipeline's, in naive frames (every model once). */
+export const FIXED_COST_FRAMES = 0.75;
+
 /** What decoding a whole clip costs, in network input pixels. */
 export function decodeCost(clip: { width: number; height: number; nframes: number }): number {
   return clip.width * clip.height * Math.max(0, clip.nframes) * DECODE_COST_PER_PIXEL;
 }
 
 /**
- * What a naive pipeline spends on a clip, every model (by cost) on every naive frame, less half
- * of one of those frames and a decode of the clip.
+ * What a naive pipeline spends on a clip, every model (by cost) on every naive frame, less the
+ * fixed cost per clip and a decode of the clip.
  */
 export function clipBudget(costs: number[], naiveFrames: number, decode = 0): number {
   const frame = costs.reduce((a, b) => a + b, 0);
-  return Math.max(0, (naiveFrames - 0.5) * frame - decode);
+  return Math.max(0, (naiveFrames - FIXED_COST_FRAMES) * frame - decode);
 }
 
 /** How many frames can each take their first look within the clip's budget (one at least). */

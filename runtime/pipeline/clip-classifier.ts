@@ -81,7 +81,7 @@ export class ClipClassifier implements Classifier {
       throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
     });
     const motionMs = performance.now() - started;
-    // Never more than a pipeline that runs every model on one frame a second would spend.
+    // Never more than a pipeline that runs every model on one frame a second would spend (budget.ts).
     const { models } = this.options;
     const firstLook = costOf(this.firstLookModels());
     const total = clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration), decodeCost(clip));
@@ -144,15 +144,17 @@ export class ClipClassifier implements Classifier {
     const modelSizes = new Map(this.options.models.map((m) => [inputKey(m), { width: m.input.shape[2]!, height: m.input.shape[1]! }]));
     const sizes = [detail, ...modelSizes.values()];
     const select = chosen.map((c) => `eq(n\\,${c.index})`).join('+');
+    // Nothing after the last chosen sample is decoded.
+    const until = Math.max(...chosen.map((c) => c.sample.t)) + 2 / SAMPLE_FPS;
     let i = 0;
-    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal })) {
+    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal, inputArgs: ['-t', until.toFixed(3)] })) {
       const choice = chosen[i++];
       if (!choice) break;
       yield { frame: frame!, size: detail, choice, whole: new Map([...modelSizes.keys()].map((k, j) => [k, whole[j]!])) };
     }
   }
 
-  /** The models of a frame's first look: the detectors on the whole frame, or every model when the pack has none. */
+  /** The models of a frame's first look: the detectors, or every model when the pack has none. */
   private firstLookModels(): LoadedModel[] {
     const detectors = this.options.models.filter((m) => m.entry.task === 'detection');
     return detectors.length ? detectors : this.options.models;
@@ -183,10 +185,11 @@ export class ClipClassifier implements Classifier {
     };
     const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]) }, inferenceMs, inferences, byModel });
     const runAll = async (models: LoadedModel[], crop: Box | undefined) => (await Promise.all(models.map((m) => run(m, crop)))).flat();
-    // A detector looks at the whole frame first. When what it is sure of holds most of the
-    // moving area, the motion is explained and nothing more runs on this frame. Otherwise,
-    // while the frame's share of the clip's budget allows and the motion stays unexplained, it looks again at the
-    // region around the motion (a far person is larger in its input), then the other tasks (a
+    // A detector takes the first look: at the region around the motion when there is one (what
+    // moved, larger in its input than in the whole frame), else at the whole frame. When what
+    // it is sure of holds most of the moving area, the motion is explained and nothing more
+    // runs on this frame. Otherwise, while the frame's share of the clip's budget allows and
+    // the motion stays unexplained, it looks at the whole frame too, then the other tasks (a
     // classifier for what the detector does not know) look at the region, or the whole frame
     // when there is none. What several views found is merged.
     const first = this.firstLookModels();
@@ -196,7 +199,6 @@ export class ClipClassifier implements Classifier {
       return findings();
     }
     const moving = choice.sample.region!;
-    // The region first: it holds what moved, larger in the network's input than in the whole frame.
     if (this.explains(await runAll(first, choice.crop), moving)) return findings();
     if (choice.crop && budget.take(costOf(first)) && this.explains(await runAll(first, undefined), moving)) return findings();
     if (others.length && budget.take(costOf(others))) await runAll(others, choice.crop);

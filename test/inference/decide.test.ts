@@ -179,11 +179,11 @@ describe('regions and frame counts', () => {
     const detector = 300 * 300;
     const classifier = 224 * 224;
     const frame = detector + classifier;
-    // a 3 s clip: the naive pipeline runs both models on 3 frames; the clip may spend 2.5 frames' worth, less a decode
+    // a 3 s clip: the naive pipeline runs both models on 3 frames; the clip may spend 2.25 frames' worth, less a decode
     const decode = decodeCost({ width: 480, height: 270, nframes: 45 });
     expect(decode).to.be.closeTo((480 * 270 * 45) / 300, 1e-6);
     const total = clipBudget([detector, classifier], 3, decode);
-    expect(total).to.be.closeTo(2.5 * frame - decode, 1e-6);
+    expect(total).to.be.closeTo(2.25 * frame - decode, 1e-6);
     expect(framesAffordable(total, detector)).to.equal(3);
     // two frames share what their first looks leave
     const share = (total - 2 * detector) / 2;

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ClipInfo } from '../core/analysis.js';
 import { asDiskFullWhenNoRoom } from '../core/disk-full.js';
 import { CancelledError } from '../core/errors.js';
 import { ffmpegPath } from '../core/tools.js';
@@ -20,13 +21,17 @@ const RENDER_TIMEOUT_MS = 5 * 60_000;
 /** Keep only the end of ffmpeg's error output: the last lines say what went wrong. */
 const STDERR_TAIL = 4096;
 
-/** The highlight video, then the snapshots beside it (the same lifecycle: media/<id>/). */
+/** The highlight video and the snapshots beside it (the same lifecycle: media/<id>/). */
 export const renderHighlight: HighlightRenderer = async (request) => {
-  await renderHighlightVideo(request);
-  await renderSnapshots(request);
+  // side by side: each is one ffmpeg, mostly single-threaded, and a sync answer waits for both
+  const [video, snapshots] = await Promise.allSettled([renderHighlightVideo(request), renderSnapshots(request)]);
+  if (video.status === 'rejected') throw video.reason;
+  if (snapshots.status === 'rejected') throw snapshots.reason;
+  return video.value;
 };
 
-export async function renderHighlightVideo({ clip, analysis, outPath, signal }: HighlightRequest): Promise<void> {
+/** Writes the highlight video to outPath; answers its facts as probed. */
+export async function renderHighlightVideo({ clip, analysis, outPath, signal }: HighlightRequest): Promise<ClipInfo> {
   if (signal.aborted) throw signal.reason ?? new CancelledError();
   const plan = planHighlight(analysis, clip.duration);
   const geometry = geometryOf(clip);
@@ -54,6 +59,7 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
     const written = await probeClip(partPath, signal);
     if (written.nframes < 1) throw new Error('no frame of the clip could be decoded');
     await fs.promises.rename(partPath, outPath);
+    return { ...written, path: outPath };
   } catch (err) {
     const why = await asDiskFullWhenNoRoom(err, path.dirname(outPath));
     await fs.promises.rm(partPath, { force: true });

@@ -6,7 +6,6 @@ import { isDiskFull } from '../core/disk-full.js';
 import { ErrorCode, PipelineError, errorMessage } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
 import type { Logger } from '../core/log.js';
-import { probeClip } from '../pipeline/probe.js';
 import type { ClassificationOutcome, ClassificationStore, ClassificationRow, VideoOutcome } from '../store/classifications.js';
 import type { MediaFiles } from '../store/media-files.js';
 import type { ClassifierSource, HighlightRenderer } from './stages.js';
@@ -169,8 +168,7 @@ function clipOf(ctx: JobContext, row: ClassificationRow): ClipInfo {
 async function render(ctx: JobContext, id: string, clip: ClipInfo, analysis: Analysis, signal: AbortSignal): Promise<VideoOutcome> {
   const outPath = ctx.files.highlightPath(id);
   try {
-    await ctx.renderHighlight!({ clip, analysis, outPath, signal });
-    const probed = await probeClip(outPath, signal);
+    const probed = await ctx.renderHighlight!({ clip, analysis, outPath, signal });
     // the snapshots rendered beside it count as highlight bytes (retention's byte bound)
     const sizes = await Promise.all([outPath, ctx.files.snapshotPath(id), ctx.files.snapshotPath(id, true)].map((f) => fs.promises.stat(f).then((s) => s.size, () => 0)));
     const size = sizes.reduce((a, b) => a + b, 0);

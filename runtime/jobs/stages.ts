@@ -21,4 +21,5 @@ export interface HighlightRequest {
   signal: AbortSignal;
 }
 
-export type HighlightRenderer = (request: HighlightRequest) => Promise<unknown>;
+/** Renders the highlight; answers what was written (probed), so the caller need not probe it again. */
+export type HighlightRenderer = (request: HighlightRequest) => Promise<ClipInfo>;

@@ -8,8 +8,9 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest, ModelEntry } from '../models/manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import type { TensorQuant } from '../inference/tflite-file.js';
+import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
 import { decide, type FrameFindings } from './decide.js';
-import { chooseFrames, type ChosenFrame } from './frame-choice.js';
+import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { readFrameSets, scaledSize } from './frames.js';
 import type { LabelMap } from './label-map.js';
 import { analyseMotion, SAMPLE_FPS } from './motion.js';
@@ -45,6 +46,9 @@ const DETAIL_WIDTH = 1280;
 /** A model's input size as a key ("WxH"): models of one size share a decoded frame. */
 const inputKey = (model: LoadedModel): string => `${model.input.shape[2]}x${model.input.shape[1]}`;
 
+/** What a run of these models costs: their input pixels (what a CPU inference's time follows). */
+const costOf = (models: LoadedModel[]): number => models.reduce((sum, m) => sum + m.input.shape[1]! * m.input.shape[2]!, 0);
+
 /** One chosen sample: the detail frame (for crops) and the whole frame at each model input size (by inputKey). */
 interface DecodedFrame {
   frame: Buffer;
@@ -77,7 +81,12 @@ export class ClipClassifier implements Classifier {
       throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
     });
     const motionMs = performance.now() - started;
-    const chosen = chooseFrames(motion.samples, this.options.maxFrames, clip, this.regionSide());
+    // Never more than a pipeline that runs every model on one frame a second would spend (budget.ts).
+    const { models } = this.options;
+    const firstLook = costOf(this.firstLookModels());
+    const total = clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration), decodeCost(clip));
+    const max = Math.min(this.options.maxFrames, framesAffordable(total, firstLook));
+    const chosen = chooseFrames(motion.samples, max, clip, this.regionSide());
     const base = { model: this.model, version: this.version, backend: this.options.backend };
 
     if (!motion.pattern.moving || chosen.length === 0) {
@@ -101,7 +110,7 @@ export class ClipClassifier implements Classifier {
       decodeMs = performance.now() - decodeStarted; // until the last chosen frame arrived
       if (failure) break;
       // Networks run while the next frame decodes; the pool queues what it cannot take yet.
-      pending.push(this.inferFrame(decoded, signal).then(
+      pending.push(this.inferFrame(decoded, new FrameBudget(total, firstLook, chosen.length), signal).then(
         (r) => {
           frames.push(r.findings);
           inferenceMs += r.inferenceMs;
@@ -135,18 +144,27 @@ export class ClipClassifier implements Classifier {
     const modelSizes = new Map(this.options.models.map((m) => [inputKey(m), { width: m.input.shape[2]!, height: m.input.shape[1]! }]));
     const sizes = [detail, ...modelSizes.values()];
     const select = chosen.map((c) => `eq(n\\,${c.index})`).join('+');
+    // Nothing after the last chosen sample is decoded.
+    const until = Math.max(...chosen.map((c) => c.sample.t)) + 2 / SAMPLE_FPS;
     let i = 0;
-    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal })) {
+    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal, inputArgs: ['-t', until.toFixed(3)] })) {
       const choice = chosen[i++];
       if (!choice) break;
       yield { frame: frame!, size: detail, choice, whole: new Map([...modelSizes.keys()].map((k, j) => [k, whole[j]!])) };
     }
   }
 
-  /** Every model on the frame, and on the region around its motion when there is one. */
-  private async inferFrame({ frame, size, choice, whole }: DecodedFrame, signal: AbortSignal) {
+  /** The models of a frame's first look: the detectors, or every model when the pack has none. */
+  private firstLookModels(): LoadedModel[] {
+    const detectors = this.options.models.filter((m) => m.entry.task === 'detection');
+    return detectors.length ? detectors : this.options.models;
+  }
+
+  /** The models on the frame, looking closer (the region around its motion, the other tasks) while the motion is unexplained. */
+  private async inferFrame({ frame, size, choice, whole }: DecodedFrame, budget: FrameBudget, signal: AbortSignal) {
     const scores: Scores = {};
-    const detections: Detection[] = [];
+    // By view, whole frame first whatever ran first: of two equal findings the merge keeps the earlier.
+    const views: { whole: Detection[]; region: Detection[] } = { whole: [], region: [] };
     let inferenceMs = 0;
     let inferences = 0;
     const byModel: Record<string, number> = {};
@@ -159,27 +177,32 @@ export class ClipClassifier implements Classifier {
       inferences++;
       byModel[model.entry.id] = (byModel[model.entry.id] ?? 0) + 1;
       const found = DECODERS[model.entry.task](outputs, model, crop);
-      detections.push(...found.detections);
+      (crop ? views.region : views.whole).push(...found.detections);
       for (const [label, score] of Object.entries(found.scores) as Array<[keyof Scores, number]>) {
         if (score > (scores[label] ?? 0)) scores[label] = score;
       }
       return found.detections;
     };
-    // A detector looks at the whole frame first. When what it is sure of holds most of the
-    // moving area, the motion is explained and nothing more runs on this frame. Otherwise it
-    // looks again at the region around the motion, where a far person is larger in its input,
-    // and the other tasks (a classifier for what the detector does not know) look at the region
-    // when there is one and at the whole frame otherwise. What several views found is merged.
-    const detectors = this.options.models.filter((m) => m.entry.task === 'detection');
-    const others = this.options.models.filter((m) => m.entry.task !== 'detection');
-    const seen = (await Promise.all(detectors.map((m) => run(m, undefined)))).flat();
-    if (detectors.length === 0 || !this.explains(seen, choice.sample.region!)) {
-      await Promise.all([
-        ...(choice.crop ? detectors.map((m) => run(m, choice.crop)) : []),
-        ...others.map((m) => run(m, choice.crop)),
-      ]);
+    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]) }, inferenceMs, inferences, byModel });
+    const runAll = async (models: LoadedModel[], crop: Box | undefined) => (await Promise.all(models.map((m) => run(m, crop)))).flat();
+    // A detector takes the first look: at the region around the motion when there is one (what
+    // moved, larger in its input than in the whole frame), else at the whole frame. When what
+    // it is sure of holds most of the moving area, the motion is explained and nothing more
+    // runs on this frame. Otherwise, while the frame's share of the clip's budget allows and
+    // the motion stays unexplained, it looks at the whole frame too, then the other tasks (a
+    // classifier for what the detector does not know) look at the region, or the whole frame
+    // when there is none. What several views found is merged.
+    const first = this.firstLookModels();
+    const others = this.options.models.filter((m) => !first.includes(m));
+    if (others.length === 0 && first[0]?.entry.task !== 'detection') {
+      await runAll(first, choice.crop); // a pack without a detector: its models look where it moves
+      return findings();
     }
-    return { findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress(detections) }, inferenceMs, inferences, byModel };
+    const moving = choice.sample.region!;
+    if (this.explains(await runAll(first, choice.crop), moving)) return findings();
+    if (choice.crop && budget.take(costOf(first)) && this.explains(await runAll(first, undefined), moving)) return findings();
+    if (others.length && budget.take(costOf(others))) await runAll(others, choice.crop);
+    return findings();
   }
 
   /** A sure finding whose box holds most of the moving area: a closer look would add nothing. */

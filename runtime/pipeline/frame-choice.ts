@@ -2,9 +2,10 @@
 // motion pass decides: the moving stretch is cut into equal parts and the
 // liveliest sample of each part is taken. How many parts follows how long
 // things move: a few for a short event, more for a long busy clip, at most
-// `max` (inference.max_frames). Around a
-// moving region that is small in the frame a square region is added, so
-// distant objects fill more of the network's input.
+// `max` (inference.max_frames), and never more than a naive pipeline sampling
+// the clip once a second would look at. Around a moving region that is small
+// in the frame a square region is added, so distant objects fill more of the
+// network's input.
 import type { Box } from '../core/analysis.js';
 import { area, squareRegion, type FrameSize } from './boxes.js';
 import { SAMPLE_FPS, type MotionSample } from './motion.js';
@@ -20,28 +21,40 @@ export interface ChosenFrame {
 /** A frame for every this many seconds of motion... */
 const SECONDS_PER_FRAME = 1.5;
 /** ...and never fewer than this: a person must be seen twice to be confirmed when unsure. */
-const MIN_FRAMES = 3;
+const MIN_FRAMES = 2;
 
-/** Frames for a clip whose motion lasts `seconds`. */
-export function framesFor(seconds: number, max: number): number {
-  return Math.min(max, Math.max(MIN_FRAMES, Math.ceil(seconds / SECONDS_PER_FRAME)));
+/** Frames a pipeline sampling once a second takes from a clip this long (ffmpeg's fps=1: at 0 s, 1 s, ...). */
+export function naiveFrames(clipSeconds: number): number {
+  return Math.max(1, Math.round(clipSeconds));
+}
+
+/**
+ * Frames for a clip whose motion lasts `seconds`, of a clip `clipSeconds` long: never more
+ * than one a second of clip, so a short clip costs no more than sampling it once a second.
+ */
+export function framesFor(seconds: number, max: number, clipSeconds = Infinity): number {
+  return Math.min(max, naiveFrames(clipSeconds), Math.max(MIN_FRAMES, Math.ceil(seconds / SECONDS_PER_FRAME)));
 }
 
 /** A region covering more of the frame than this adds little to the whole frame: not worth a run. */
 const REGION_BELOW = 0.75;
 
 /**
+ * @param samples every sample of the motion pass (their count is the clip's length)
+ * @param max frames at most (besides the clip's own bound)
  * @param frame the clip's size in pixels (regions are square in pixels)
  * @param minSide a region is never smaller than this many pixels (the network's input side)
  */
 export function chooseFrames(samples: MotionSample[], max: number, frame: FrameSize, minSide: number): ChosenFrame[] {
   const moving = samples.map((sample, index) => ({ sample, index })).filter((s) => s.sample.region);
   if (moving.length === 0 || max < 1) return [];
-  const parts = Math.min(framesFor(moving.length / SAMPLE_FPS, max), moving.length);
+  const parts = Math.min(framesFor(moving.length / SAMPLE_FPS, max, samples.length / SAMPLE_FPS), moving.length);
   const chosen: Array<{ sample: MotionSample; index: number }> = [];
   for (let p = 0; p < parts; p++) {
     const part = moving.slice(Math.floor((p * moving.length) / parts), Math.floor(((p + 1) * moving.length) / parts));
-    chosen.push(part.reduce((best, s) => (s.sample.energy > best.sample.energy ? s : best)));
+    // A lone frame stands for the whole moving stretch: its middle. With several parts, each
+    // part's liveliest sample, where what moves is most in view.
+    chosen.push(parts === 1 ? part[part.length >> 1]! : part.reduce((best, s) => (s.sample.energy > best.sample.energy ? s : best)));
   }
   return chosen.map(({ sample, index }) => {
     const region = squareRegion(sample.region!, frame, minSide);

@@ -74,6 +74,8 @@ export interface FrameSetRequest {
   /** one RGB output per size: each selected frame comes out once at every size */
   sizes: Array<{ width: number; height: number }>;
   signal: AbortSignal;
+  /** decoder options placed before -i */
+  inputArgs?: string[];
 }
 
 /**
@@ -90,7 +92,7 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
   const outputs = fds.flatMap((fd, i) => ['-map', `[s${i}]`, '-vsync', '0', '-pix_fmt', 'rgb24', '-f', 'rawvideo', `pipe:${fd}`]);
   const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', ...request.sizes.slice(1).map(() => 'pipe' as const)];
   const child = spawn(ffmpegPath, [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', '-i', request.input, '-an', '-sn', '-dn', '-filter_complex', graph, ...outputs,
+    '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input, '-an', '-sn', '-dn', '-filter_complex', graph, ...outputs,
   ], { stdio });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-2000); });

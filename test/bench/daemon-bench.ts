@@ -3,11 +3,16 @@
 // resident memory (VmHWM of the daemon and of its interpreter worker processes).
 import fs from 'node:fs';
 import path from 'node:path';
+import { readStat } from '../../runtime/ops/children.js';
 import { TestDaemon } from '../support/daemon.js';
 
 export interface ClipTiming {
   clip: string;
   syncMs: number;
+  /** from the request to the classification stored (the 'clip classified' log line): the answer less the highlight */
+  classifiedMs: number;
+  /** CPU seconds of the daemon, its workers and its ffmpeg children for this clip */
+  cpuSeconds: number;
   /** the result as answered */
   result: Record<string, any>;
 }
@@ -53,12 +58,26 @@ function peakRssMb(pid: number): number {
   return Math.round((hwm(pid) + childrenOf(pid).reduce((sum, c) => sum + hwm(c), 0)) / 1024);
 }
 
+/** CPU seconds of a process, the children it reaped (ffmpeg) and its live children (interpreter workers). */
+export function treeCpuSeconds(pid: number): number {
+  let seconds = readStat(pid)?.cpuSeconds ?? 0;
+  for (const child of childrenOf(pid)) {
+    const stat = readStat(Number(child));
+    if (stat) seconds += stat.cpuSeconds - stat.reapedChildrenSeconds;
+  }
+  return seconds;
+}
+
 async function syncClassify(daemon: TestDaemon, file: string): Promise<ClipTiming> {
+  const cpu0 = treeCpuSeconds(daemon.pid);
+  const startedAt = Date.now();
   const started = performance.now();
   const res = await daemon.upload(file, {}, '?sync=true');
   const result = (await res.json()) as Record<string, any>;
+  const syncMs = performance.now() - started;
   if (res.status !== 200) throw new Error(`sync classify of ${path.basename(file)} answered ${res.status}: ${JSON.stringify(result)}`);
-  return { clip: path.basename(file), syncMs: performance.now() - started, result };
+  const classified = await daemon.waitForLog((l) => l.msg === 'clip classified' && l.id === result.id);
+  return { clip: path.basename(file), syncMs, classifiedMs: Date.parse(String(classified.time)) - startedAt, cpuSeconds: treeCpuSeconds(daemon.pid) - cpu0, result };
 }
 
 export async function benchDaemon(clips: string[], throughputClip: string, concurrentUploads = 8, config: Record<string, unknown> = {}): Promise<DaemonBench> {

@@ -91,11 +91,8 @@ export interface QualityRun {
 /** What the naive pipeline cost on a clip (naive-bench.ts), for the side-by-side columns. */
 export type NaiveRunner = (file: string) => Promise<{ wallMs: number; cpuMs: number; inferences: number }>;
 
-/**
- * Classifies every clip with one pack (pulled from the shared models) and scores it; with
- * `naive`, the naive pipeline runs each clip too, and its cost stands beside the pack's.
- */
-export async function benchQuality(pack: string, clips: Expectation[], naive?: NaiveRunner): Promise<QualityRun> {
+/** One interpreter worker, one thread: CPU per clip compares like with like (the naive pipeline runs so too). */
+async function startService(pack: string): Promise<ModelService> {
   const service = new ModelService({
     models: { pack, source: SHARED_MODELS, auto_pull: true, update_schedule: '', keep: 1, fetch_timeout_s: 60 },
     inference: { device: 'cpu', workers: 1, threads: 1, timeout_ms: 20_000, max_frames: 8 },
@@ -103,6 +100,42 @@ export async function benchQuality(pack: string, clips: Expectation[], naive?: N
   }, new EventBus(silentLogger), silentLogger);
   await service.start();
   await service.ready();
+  return service;
+}
+
+/** CPU of the pack's pipeline beside the naive pipeline's on clips without a known answer. */
+export async function benchCost(pack: string, files: string[], naive: NaiveRunner): Promise<Array<Record<string, string | number>>> {
+  const service = await startService(pack);
+  const rows: Array<Record<string, string | number>> = [];
+  try {
+    for (const file of files) {
+      const clip = await probeClip(file);
+      const lease = await service.acquire();
+      try {
+        const cpu0 = cpuSeconds();
+        const a = await lease.classifier.classify(clip, new AbortController().signal);
+        const cpu = cpuSeconds() - cpu0;
+        const baseline = await naive(file);
+        rows.push({
+          clip: path.basename(file), got: `${a.labels.join(', ')} / ${a.risk}`, cpu_ms: Math.round(cpu * 1000), inferences: a.stats.framesInferred,
+          naive_cpu_ms: Math.round(baseline.cpuMs), naive_inferences: baseline.inferences, 'CPU vs naive': Math.round((cpu / (baseline.cpuMs / 1000)) * 100) / 100,
+        });
+      } finally {
+        lease.release();
+      }
+    }
+  } finally {
+    await service.stop();
+  }
+  return rows;
+}
+
+/**
+ * Classifies every clip with one pack (pulled from the shared models) and scores it; with
+ * `naive`, the naive pipeline runs each clip too, and its cost stands beside the pack's.
+ */
+export async function benchQuality(pack: string, clips: Expectation[], naive?: NaiveRunner): Promise<QualityRun> {
+  const service = await startService(pack);
   const rows: Array<Record<string, string | number>> = [];
   let right = 0;
   let cpuTotal = 0;
@@ -129,6 +162,7 @@ export async function benchQuality(pack: string, clips: Expectation[], naive?: N
           ...(baseline ? {
             naive_wall_ms: Math.round(baseline.wallMs), naive_cpu_ms: Math.round(baseline.cpuMs), naive_inferences: baseline.inferences,
             'wall vs naive': Math.round((wall / baseline.wallMs) * 100) / 100,
+            'CPU vs naive': Math.round((cpu / (baseline.cpuMs / 1000)) * 100) / 100,
           } : {}),
         });
       } finally {

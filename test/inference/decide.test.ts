@@ -6,7 +6,8 @@ import { manifestSchema } from '../../runtime/models/manifest.js';
 import { squareRegion, suppress } from '../../runtime/pipeline/boxes.js';
 import { insidePolygon, rasteriseMasks } from '../../runtime/pipeline/camera-rules.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
-import { framesFor } from '../../runtime/pipeline/frame-choice.js';
+import { clipBudget, decodeCost, FrameBudget, framesAffordable } from '../../runtime/pipeline/budget.js';
+import { framesFor, naiveFrames } from '../../runtime/pipeline/frame-choice.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 
 const manifest = manifestSchema.parse({
@@ -159,9 +160,42 @@ describe('regions and frame counts', () => {
   });
 
   it('frames per clip follow how long things move, within the bound', () => {
-    expect(framesFor(1, 8)).to.equal(3);
+    expect(framesFor(1, 8)).to.equal(2);
     expect(framesFor(6, 8)).to.equal(4);
     expect(framesFor(30, 8)).to.equal(8);
     expect(framesFor(30, 2)).to.equal(2);
+  });
+
+  it('never more frames than sampling the clip once a second would take', () => {
+    expect(naiveFrames(1.2)).to.equal(1);
+    expect(naiveFrames(0.2)).to.equal(1);
+    expect(naiveFrames(2.9)).to.equal(3);
+    expect(framesFor(1.2, 8, 1.2)).to.equal(1);
+    expect(framesFor(3, 8, 3.4)).to.equal(2);
+    expect(framesFor(12, 8, 4.4)).to.equal(4);
+  });
+
+  it('a clip spends on the networks less than sampling it once a second, and every frame gets its first look', () => {
+    const detector = 300 * 300;
+    const classifier = 224 * 224;
+    const frame = detector + classifier;
+    // a 3 s clip: the naive pipeline runs both models on 3 frames; the clip may spend 2.25 frames' worth, less a decode
+    const decode = decodeCost({ width: 480, height: 270, nframes: 45 });
+    expect(decode).to.be.closeTo((480 * 270 * 45) / 300, 1e-6);
+    const total = clipBudget([detector, classifier], 3, decode);
+    expect(total).to.be.closeTo(2.25 * frame - decode, 1e-6);
+    expect(framesAffordable(total, detector)).to.equal(3);
+    // two frames share what their first looks leave
+    const share = (total - 2 * detector) / 2;
+    expect(share).to.be.above(classifier).and.below(detector);
+    const budget = new FrameBudget(total, detector, 2);
+    expect(budget.take(classifier)).to.equal(true);
+    expect(budget.take(classifier)).to.equal(false);
+    expect(new FrameBudget(total, detector, 2).take(detector)).to.equal(false);
+    // a long clip of large frames: its decode leaves fewer frames than the naive pipeline's
+    expect(framesAffordable(clipBudget([detector, classifier], 10, decodeCost({ width: 1280, height: 720, nframes: 250 })), detector)).to.be.below(10);
+    // a clip shorter than 1.5 s: nothing to spare, one first look all the same
+    expect(framesAffordable(clipBudget([detector, classifier], 1, 0), detector)).to.equal(1);
+    expect(new FrameBudget(clipBudget([detector, classifier], 1, 0), detector, 1).take(1)).to.equal(false);
   });
 });

@@ -6,7 +6,7 @@
 // Frames arrive over IPC and are written straight into the input tensor.
 import fs from 'node:fs';
 import { TFLiteNodeModelRunner } from 'tfjs-tflite-node';
-import type { InferenceOutput, WorkerModel, WorkerReply, WorkerRequest } from './protocol.js';
+import type { InferenceOutput, Warmup, WorkerModel, WorkerReply, WorkerRequest } from './protocol.js';
 
 type Runner = InstanceType<typeof TFLiteNodeModelRunner>;
 
@@ -35,15 +35,17 @@ function copyOutput(data: unknown): InferenceOutput {
 const reply = (message: WorkerReply) => process.send!(message);
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-function loadAll(models: WorkerModel[], timed: boolean): void {
+function loadAll(models: WorkerModel[], warmup: Warmup): void {
   try {
     const timings: Record<string, number> = {};
     for (const model of models) {
       const runner = load(model);
       // One run on a blank input proves the model executes; a second one, when asked, measures it.
-      (runner.getInputs()[0]!.data() as Uint8Array).fill(0);
-      runner.infer();
-      if (timed) {
+      if (warmup !== 'none') {
+        (runner.getInputs()[0]!.data() as Uint8Array).fill(0);
+        runner.infer();
+      }
+      if (warmup === 'timed') {
         const started = performance.now();
         runner.infer();
         timings[model.id] = performance.now() - started;
@@ -74,8 +76,8 @@ function infer(request: WorkerRequest): void {
   }
 }
 
-process.on('message', (message: { type: 'load'; models: WorkerModel[]; timed: boolean } | ({ type: 'infer' } & WorkerRequest)) => {
-  if (message.type === 'load') loadAll(message.models, message.timed);
+process.on('message', (message: { type: 'load'; models: WorkerModel[]; warmup: Warmup } | ({ type: 'infer' } & WorkerRequest)) => {
+  if (message.type === 'load') loadAll(message.models, message.warmup);
   else infer(message);
 });
 // The daemon went away (even by kill -9): nothing left to serve.

@@ -27,6 +27,7 @@ import { buildCapture } from './capture/wiring.js';
 import { buildOps } from './ops/wiring.js';
 import { runtimeVersion } from './ops/version.js';
 import { GatewayOverview } from './ops/overview.js';
+import { IdleCollector } from './ops/idle-collector.js';
 import { buildDashboard } from './dashboard/wiring.js';
 import { renderHighlight } from './highlight/render.js';
 import type { ClassifierSource } from './jobs/stages.js';
@@ -131,7 +132,7 @@ export class Daemon {
     // Metrics listen before anything emits; the systemd notifier says READY=1 last and STOPPING=1 first.
     // The dashboard's live streams end before the server closes, so it need not cut them.
     const features: Feature[] = [
-      ops.metrics, overview, ...delivery.features, models, modelUpdater, runner, retention.feature, ...capture.features, http, reconciliation, ...dashboard.features, ops.notifier,
+      ops.metrics, overview, ...delivery.features, models, modelUpdater, runner, new IdleCollector({ bus, busy: () => runner.activeCount > 0 }), retention.feature, ...capture.features, http, reconciliation, ...dashboard.features, ops.notifier,
     ];
     return new Daemon(config, db, bus, http, new Controller(features, log), log, lock);
   }

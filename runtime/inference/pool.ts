@@ -50,8 +50,9 @@ function kill(worker: Worker): void {
 
 // A worker holds little JavaScript: a young generation of 1 MB semi-spaces (V8's
 // default grows to 16 MB each) and two malloc arenas (glibc's default is 8 per
-// core) keep it near the size of its interpreters. Settings in the environment win.
-const WORKER_EXEC_ARGV = ['--max-semi-space-size=1'];
+// core) keep it near the size of its interpreters; it collects its garbage
+// when idle (see worker.ts), hence gc exposed. Settings in the environment win.
+const WORKER_EXEC_ARGV = ['--max-semi-space-size=1', '--expose-gc'];
 const WORKER_ENV = { MALLOC_ARENA_MAX: '2' };
 
 /** Starts a worker and waits until its interpreters are loaded (and warmed up as asked). */

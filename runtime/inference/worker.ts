@@ -33,6 +33,17 @@ function copyOutput(data: unknown): InferenceOutput {
 }
 
 const reply = (message: WorkerReply) => process.send!(message);
+
+// Typed arrays (every frame in, every tensor out) live outside V8's heap, and
+// with so little JavaScript allocation V8 collects them late: an idle worker
+// would hold the buffers of its last few hundred inferences. One collection
+// once idle (a few milliseconds on this small heap) gives them back.
+const IDLE_GC_MS = 1000;
+let idleTimer: NodeJS.Timeout | undefined;
+function collectWhenIdle(): void {
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => globalThis.gc?.(), IDLE_GC_MS);
+}
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 function loadAll(models: WorkerModel[], warmup: Warmup): void {
@@ -56,6 +67,7 @@ function loadAll(models: WorkerModel[], warmup: Warmup): void {
   } catch (err) {
     reply({ type: 'failed', message: failure(err) });
   }
+  collectWhenIdle(); // the model files read in
 }
 
 function infer(request: WorkerRequest): void {
@@ -74,6 +86,7 @@ function infer(request: WorkerRequest): void {
   } catch (err) {
     reply({ type: 'error', seq: request.seq, message: failure(err) });
   }
+  collectWhenIdle();
 }
 
 process.on('message', (message: { type: 'load'; models: WorkerModel[]; warmup: Warmup } | ({ type: 'infer' } & WorkerRequest)) => {

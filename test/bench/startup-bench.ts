@@ -75,6 +75,6 @@ export function startupRows(s: StartupBench): Array<Record<string, string | numb
   return [
     { figure: `start to the first /healthz answer, ${s.count} stored results`, value: seconds(s.healthzMs), unit: 's', target: '<= 1' },
     { figure: 'start to /readyz ready (models loaded)', value: seconds(s.readyzMs), unit: 's', target: '' },
-    { figure: 'start to the end of the media folders\' reconciliation (jobs wait for it)', value: seconds(s.checksMs), unit: 's', target: '' },
+    { figure: 'start to the end of the media folders\' reconciliation (in the background)', value: seconds(s.checksMs), unit: 's', target: '' },
   ];
 }

@@ -86,8 +86,9 @@ export class Daemon {
       { concurrency: jobConcurrency(config), shutdownGraceMs: config.jobs.shutdown_grace_s * 1000, holdUntil: () => reconciliation!.jobsMayRun() },
     );
     const deleter = new Deleter(store, files, runner, bus, log.child('delete'));
+    await deleter.finishInterrupted();
     // proportional to the store: started after the API listens, in the background (see MediaReconciliation)
-    reconciliation = new MediaReconciliation({ deleter, files, store, knownClips: (ids) => existingClips(db, ids), log: log.child('delete') });
+    reconciliation = new MediaReconciliation({ files, store, knownClips: (ids) => existingClips(db, ids), log: log.child('delete') });
     ops.readiness.register('media', async () => reconciliation!.status());
     const intake = new Intake(store, files, bus, keys.defaultFlows, log.child('ingest'));
     const retention = buildRetention(config.retention, { db, files, deleter, bus, log, tenantCount: keys.defaultFlows.size });

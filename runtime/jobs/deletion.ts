@@ -65,13 +65,18 @@ export class Deleter {
     }
   }
 
-  /** Finishes the deletions a stop interrupted (rows still marked deleting); returns how many. */
+  /**
+   * Finishes the deletions a stop interrupted (rows still marked deleting, at
+   * most a retention batch). Runs at start before retention, whose counts
+   * would otherwise include rows already on their way out.
+   */
   async finishInterrupted(): Promise<number> {
     const interrupted = await this.store.listDeleting();
     for (const id of interrupted) {
       await this.files.remove(id);
       await this.store.removeRows(id);
     }
+    if (interrupted.length) this.log.warn('start-up reconciliation', { deletions_finished: interrupted.length });
     return interrupted.length;
   }
 }

@@ -1,7 +1,8 @@
-// The start-up reconciliation of the media folders with the store: finishes
-// interrupted deletions, removes folders that no row owns, and in the others
-// every file that is neither the clip, the highlight nor a snapshot (what a
-// render killed mid-way leaves: highlight.mp4.part, highlight.mp4.filters).
+// The start-up reconciliation of the media folders with the store, once the
+// interrupted deletions are finished (Deleter.finishInterrupted): removes the
+// folders that no row owns, and in the others every file that is neither the
+// clip, the highlight nor a snapshot (what a render killed mid-way leaves:
+// highlight.mp4.part, highlight.mp4.filters).
 // It reads every folder, so with a large store it takes seconds: it starts
 // once the API listens and runs in the background. Uploads arrive meanwhile,
 // so it never touches what they make: a folder without a row is an orphan only
@@ -13,10 +14,8 @@ import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import type { MediaFiles } from '../store/media-files.js';
-import type { Deleter } from './deletion.js';
 
 export interface ReconciliationDeps {
-  deleter: Deleter;
   files: MediaFiles;
   store: ClassificationStore;
   /** the clip file name of each id that has a row */
@@ -83,14 +82,11 @@ export class MediaReconciliation implements Feature {
   }
 
   private async reconcile(startedMs: number): Promise<void> {
-    const { deleter, files, store, log } = this.deps;
+    const { files, store, log } = this.deps;
     const started = performance.now();
-    const finished = await deleter.finishInterrupted();
     // jobs wait, so the folders of the unfinished results can be swept (a few)
     const pendingLeftovers = await this.sweep(await this.deps.knownClips(await store.pendingIds()));
-    if (finished || pendingLeftovers) {
-      log.warn('start-up reconciliation', { deletions_finished: finished, leftover_files_removed: pendingLeftovers });
-    }
+    if (pendingLeftovers) log.warn('start-up reconciliation', { leftover_files_removed: pendingLeftovers });
     this.release();
 
     const folders = await files.listIds();

@@ -1,12 +1,11 @@
 #!/usr/bin/env node
 // The `vigil` command.
+// Each command imports only what it runs (the daemon's HTTP server, broker
+// client and metrics are not loaded for `vigil classify`): imports are most of
+// a one-shot command's start-up.
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from './config/load.js';
 import { createLogger } from './core/log.js';
-import { Daemon } from './daemon.js';
-import { DataDirLocked } from './store/data-lock.js';
-import { formatFindings, runDoctor } from './ops/doctor.js';
-import { classifyFile, modelsActivate, modelsList, modelsPull, modelsRollback } from './models/commands.js';
 
 /** Logs of the one-shot commands go to stderr, so stdout carries only the answer. */
 const stderrLogger = (level: 'info' | 'warn' | 'error' | 'debug') => createLogger(level, (line) => process.stderr.write(line + '\n'));
@@ -31,6 +30,7 @@ async function serve(configFile: string | undefined): Promise<void> {
   // before anything is created: the data folder's contents (clips, database, keys) are private by default
   process.umask(parseInt(config.storage.umask, 8));
   const log = createLogger(config.log.level);
+  const [{ Daemon }, { DataDirLocked }] = await Promise.all([import('./daemon.js'), import('./store/data-lock.js')]);
   const daemon = await Daemon.create(config, log).catch((err: unknown) => {
     if (err instanceof DataDirLocked) log.error('not started: another daemon uses the data folder', { data_dir: err.dataDir });
     throw err;
@@ -75,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'models': {
       const config = loadConfig(values.config);
+      const { modelsActivate, modelsList, modelsPull, modelsRollback } = await import('./models/commands.js');
       const log = stderrLogger(config.log.level);
       if (sub === 'pull') {
         const id = await modelsPull(config, { pack: values.pack, source: values.source }, log);
@@ -96,6 +97,7 @@ async function main(argv: string[]): Promise<number> {
       break;
     }
     case 'doctor': {
+      const { formatFindings, runDoctor } = await import('./ops/doctor.js');
       const findings = await runDoctor(loadConfig(values.config));
       process.stdout.write(formatFindings(findings));
       return findings.every((f) => f.ok) ? 0 : 1;
@@ -103,6 +105,7 @@ async function main(argv: string[]): Promise<number> {
     case 'classify': {
       if (!sub) break;
       const config = loadConfig(values.config);
+      const { classifyFile } = await import('./models/commands.js');
       const { clip, analysis } = await classifyFile(config, sub, stderrLogger(config.log.level));
       const { stats, ...result } = analysis;
       process.stdout.write(JSON.stringify({ file: sub, duration_seconds: Math.round(clip.duration), ...result, stats }, null, 2) + '\n');

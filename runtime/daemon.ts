@@ -21,11 +21,13 @@ import { Intake } from './ingest/intake.js';
 import { Deleter } from './jobs/deletion.js';
 import { Semaphore } from './jobs/process-job.js';
 import { JobRunner } from './jobs/runner.js';
+import { MediaReconciliation } from './jobs/media-reconciliation.js';
 import { buildRetention } from './retention/wiring.js';
 import { buildCapture } from './capture/wiring.js';
 import { buildOps } from './ops/wiring.js';
 import { runtimeVersion } from './ops/version.js';
 import { GatewayOverview } from './ops/overview.js';
+import { IdleCollector } from './ops/idle-collector.js';
 import { buildDashboard } from './dashboard/wiring.js';
 import { renderHighlight } from './highlight/render.js';
 import type { ClassifierSource } from './jobs/stages.js';
@@ -68,6 +70,8 @@ export class Daemon {
       return { ok: false, detail: models.starting ? `starting: loading ${models.packStore.activeId() ?? `model pack ${config.models.pack}`}` : error ?? 'no model pack is active yet' };
     });
 
+    // the runner waits for the start-up reconciliation, which deletes through the deleter, which cancels the runner's jobs
+    let reconciliation: MediaReconciliation | undefined;
     const runner = new JobRunner(
       {
         store, files, classifiers,
@@ -79,10 +83,13 @@ export class Daemon {
         cameraRules: cameraRulesOf(config),
       },
       bus,
-      { concurrency: jobConcurrency(config), shutdownGraceMs: config.jobs.shutdown_grace_s * 1000 },
+      { concurrency: jobConcurrency(config), shutdownGraceMs: config.jobs.shutdown_grace_s * 1000, holdUntil: () => reconciliation!.jobsMayRun() },
     );
     const deleter = new Deleter(store, files, runner, bus, log.child('delete'));
-    await deleter.reconcile((ids) => existingClips(db, ids));
+    await deleter.finishInterrupted();
+    // proportional to the store: started after the API listens, in the background (see MediaReconciliation)
+    reconciliation = new MediaReconciliation({ files, store, knownClips: (ids) => existingClips(db, ids), log: log.child('delete') });
+    ops.readiness.register('media', async () => reconciliation!.status());
     const intake = new Intake(store, files, bus, keys.defaultFlows, log.child('ingest'));
     const retention = buildRetention(config.retention, { db, files, deleter, bus, log, tenantCount: keys.defaultFlows.size, jobsWaitingForSpace: () => runner.waitingForSpace });
     const delivery = await buildDelivery(config, { db, store, files, bus, dataDir, defaultFlows: keys.defaultFlows, version: runtimeVersion(), log });
@@ -126,7 +133,7 @@ export class Daemon {
     // Metrics listen before anything emits; the systemd notifier says READY=1 last and STOPPING=1 first.
     // The dashboard's live streams end before the server closes, so it need not cut them.
     const features: Feature[] = [
-      ops.metrics, overview, ...delivery.features, models, modelUpdater, runner, retention.feature, ...capture.features, http, ...dashboard.features, ops.notifier,
+      ops.metrics, overview, ...delivery.features, models, modelUpdater, runner, new IdleCollector({ bus, busy: () => runner.activeCount > 0 }), retention.feature, ...capture.features, http, reconciliation, ...dashboard.features, ops.notifier,
     ];
     return new Daemon(config, db, bus, http, new Controller(features, log), log, lock);
   }

@@ -12,7 +12,6 @@ import type { Database } from '../store/db.js';
 import type { MediaFiles } from '../store/media-files.js';
 import { OutboxDropPolicy } from './drop-policy.js';
 import { Integrations } from './integrations.js';
-import { MqttPublisher } from './mqtt-publisher.js';
 import { Outbox } from './outbox.js';
 import { WebhookSender } from './webhook-sender.js';
 
@@ -45,6 +44,8 @@ export async function buildDelivery(
   }, log.child('webhooks'));
   const features: Feature[] = [dropPolicy, webhooks];
   if (config.mqtt.enabled) {
+    // the broker client is loaded only when MQTT is on (it is the largest module the daemon would load)
+    const { MqttPublisher } = await import('./mqtt-publisher.js');
     const cameras = config.cameras.map((c) => ({ id: c.id, name: c.name || c.id }));
     features.push(new MqttPublisher({
       outbox, store, bus, config: config.mqtt, dataDir: deps.dataDir, files: deps.files, cameras, version: deps.version, log: log.child('mqtt'),

@@ -7,7 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
-import type { InferenceOutput, WorkerModel, WorkerReply } from './protocol.js';
+import type { InferenceOutput, Warmup, WorkerModel, WorkerReply } from './protocol.js';
 
 export type { InferenceOutput };
 
@@ -21,8 +21,8 @@ export interface PoolOptions {
   workers: number;
   /** an inference slower than this counts as hung */
   timeoutMs: number;
-  /** time one inference per model when the workers start (for the log); a one-shot run skips it */
-  timed?: boolean;
+  /** what the workers run once their interpreters are built (default `timed`: proved and timed, for the log) */
+  warmup?: Warmup;
   log: Logger;
 }
 
@@ -48,11 +48,21 @@ function kill(worker: Worker): void {
   if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
 }
 
-/** Starts a worker and waits until its interpreters are loaded and ran once. */
-function startWorker(models: WorkerModel[], timed: boolean): Promise<{ worker: Worker; inferMs: Record<string, number> }> {
+// A worker holds little JavaScript: a young generation of 1 MB semi-spaces (V8's
+// default grows to 16 MB each) and two malloc arenas (glibc's default is 8 per
+// core) keep it near the size of its interpreters; it collects its garbage
+// when idle (see worker.ts), hence gc exposed. Settings in the environment win.
+const WORKER_EXEC_ARGV = ['--max-semi-space-size=1', '--expose-gc'];
+const WORKER_ENV = { MALLOC_ARENA_MAX: '2' };
+
+/** Starts a worker and waits until its interpreters are loaded (and warmed up as asked). */
+function startWorker(models: WorkerModel[], warmup: Warmup): Promise<{ worker: Worker; inferMs: Record<string, number> }> {
   return new Promise((resolve, reject) => {
     // "advanced" serialization carries typed arrays as binary, not JSON.
-    const worker = fork(WORKER_PATH, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: [] });
+    const worker = fork(WORKER_PATH, [], {
+      serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: WORKER_EXEC_ARGV, env: { ...WORKER_ENV, ...process.env },
+    });
     const onExit = (code: number | null, signal: string | null) =>
       reject(new Error(`the inference worker died while loading the models (${signal ?? `exit ${code}`})`));
     worker.once('error', reject);
@@ -66,7 +76,7 @@ function startWorker(models: WorkerModel[], timed: boolean): Promise<{ worker: W
         reject(new Error(message.type === 'failed' ? message.message : 'unexpected worker message'));
       }
     });
-    worker.send({ type: 'load', models, timed });
+    worker.send({ type: 'load', models, warmup });
   });
 }
 
@@ -85,7 +95,7 @@ export class InterpreterPool {
 
   /** Loads every model in every worker; rejects with the loader's message if a model does not load or run. */
   static async open(models: WorkerModel[], options: PoolOptions): Promise<InterpreterPool> {
-    const started = await Promise.allSettled(Array.from({ length: options.workers }, () => startWorker(models, options.timed ?? true)));
+    const started = await Promise.allSettled(Array.from({ length: options.workers }, () => startWorker(models, options.warmup ?? 'timed')));
     const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     const ready = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
     if (failed) {
@@ -193,7 +203,7 @@ export class InterpreterPool {
     slot.worker.on('error', () => undefined);
     kill(slot.worker);
     if (this.closed) return;
-    startWorker(this.models, false).then(
+    startWorker(this.models, 'proved').then(
       ({ worker }) => (this.closed ? kill(worker) : this.adopt(worker)),
       (err: Error) => {
         this.options.log.error('could not rebuild an inference worker', { err: err.message });

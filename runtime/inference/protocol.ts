@@ -11,6 +11,14 @@ export interface WorkerModel {
   delegate?: { path: string; options: Array<[string, string]> };
 }
 
+/**
+ * What a worker runs when its interpreters are built: `timed`, one run per model
+ * on a blank input to prove it executes and a second one timed (for the log);
+ * `proved`, the first only; `none`, nothing (a one-shot command's first clip
+ * proves the models, and a load failure still fails the load).
+ */
+export type Warmup = 'timed' | 'proved' | 'none';
+
 export interface WorkerRequest {
   seq: number;
   model: string;

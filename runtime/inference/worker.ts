@@ -6,7 +6,7 @@
 // Frames arrive over IPC and are written straight into the input tensor.
 import fs from 'node:fs';
 import { TFLiteNodeModelRunner } from 'tfjs-tflite-node';
-import type { InferenceOutput, WorkerModel, WorkerReply, WorkerRequest } from './protocol.js';
+import type { InferenceOutput, Warmup, WorkerModel, WorkerReply, WorkerRequest } from './protocol.js';
 
 type Runner = InstanceType<typeof TFLiteNodeModelRunner>;
 
@@ -33,17 +33,30 @@ function copyOutput(data: unknown): InferenceOutput {
 }
 
 const reply = (message: WorkerReply) => process.send!(message);
+
+// Typed arrays (every frame in, every tensor out) live outside V8's heap, and
+// with so little JavaScript allocation V8 collects them late: an idle worker
+// would hold the buffers of its last few hundred inferences. One collection
+// once idle (a few milliseconds on this small heap) gives them back.
+const IDLE_GC_MS = 1000;
+let idleTimer: NodeJS.Timeout | undefined;
+function collectWhenIdle(): void {
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => globalThis.gc?.(), IDLE_GC_MS);
+}
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-function loadAll(models: WorkerModel[], timed: boolean): void {
+function loadAll(models: WorkerModel[], warmup: Warmup): void {
   try {
     const timings: Record<string, number> = {};
     for (const model of models) {
       const runner = load(model);
       // One run on a blank input proves the model executes; a second one, when asked, measures it.
-      (runner.getInputs()[0]!.data() as Uint8Array).fill(0);
-      runner.infer();
-      if (timed) {
+      if (warmup !== 'none') {
+        (runner.getInputs()[0]!.data() as Uint8Array).fill(0);
+        runner.infer();
+      }
+      if (warmup === 'timed') {
         const started = performance.now();
         runner.infer();
         timings[model.id] = performance.now() - started;
@@ -54,6 +67,7 @@ function loadAll(models: WorkerModel[], timed: boolean): void {
   } catch (err) {
     reply({ type: 'failed', message: failure(err) });
   }
+  collectWhenIdle(); // the model files read in
 }
 
 function infer(request: WorkerRequest): void {
@@ -72,10 +86,11 @@ function infer(request: WorkerRequest): void {
   } catch (err) {
     reply({ type: 'error', seq: request.seq, message: failure(err) });
   }
+  collectWhenIdle();
 }
 
-process.on('message', (message: { type: 'load'; models: WorkerModel[]; timed: boolean } | ({ type: 'infer' } & WorkerRequest)) => {
-  if (message.type === 'load') loadAll(message.models, message.timed);
+process.on('message', (message: { type: 'load'; models: WorkerModel[]; warmup: Warmup } | ({ type: 'infer' } & WorkerRequest)) => {
+  if (message.type === 'load') loadAll(message.models, message.warmup);
   else infer(message);
 });
 // The daemon went away (even by kill -9): nothing left to serve.

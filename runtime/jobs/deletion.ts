@@ -66,26 +66,17 @@ export class Deleter {
   }
 
   /**
-   * Finishes interrupted deletions, removes media folders that no row owns, and
-   * in the others every file that is neither the clip nor the highlight (what a
-   * render killed mid-way leaves: highlight.mp4.part, highlight.mp4.filters).
-   * Runs before any job, so no file here is in use.
+   * Finishes the deletions a stop interrupted (rows still marked deleting, at
+   * most a retention batch). Runs at start before retention, whose counts
+   * would otherwise include rows already on their way out.
    */
-  async reconcile(knownClips: (ids: string[]) => Promise<Map<string, string>>): Promise<{ finished: number; orphans: number; leftovers: number }> {
+  async finishInterrupted(): Promise<number> {
     const interrupted = await this.store.listDeleting();
     for (const id of interrupted) {
       await this.files.remove(id);
       await this.store.removeRows(id);
     }
-    const folders = await this.files.listIds();
-    const owned = await knownClips(folders);
-    const orphans = folders.filter((id) => !owned.has(id));
-    for (const id of orphans) await this.files.remove(id);
-    let leftovers = 0;
-    for (const [id, filename] of owned) leftovers += await this.files.removeStrays(id, filename);
-    if (interrupted.length || orphans.length || leftovers) {
-      this.log.warn('start-up reconciliation', { deletions_finished: interrupted.length, orphan_folders_removed: orphans.length, leftover_files_removed: leftovers });
-    }
-    return { finished: interrupted.length, orphans: orphans.length, leftovers };
+    if (interrupted.length) this.log.warn('start-up reconciliation', { deletions_finished: interrupted.length });
+    return interrupted.length;
   }
 }

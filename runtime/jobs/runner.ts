@@ -21,6 +21,8 @@ class ShutdownAbort extends Error {
 export interface RunnerOptions {
   concurrency: number;
   shutdownGraceMs: number;
+  /** no job starts before this resolves (the start-up reconciliation of the media folders) */
+  holdUntil?: () => Promise<void>;
 }
 
 /** After a store failure (a full volume, a locked file) the queue is tried again, waiting longer each time up to the maximum. */
@@ -54,6 +56,15 @@ export class JobRunner implements Feature {
     const requeued = await this.ctx.store.requeueInterrupted();
     if (requeued) this.ctx.log.warn('jobs interrupted by a previous stop were queued again', { count: requeued });
     this.stopping = false;
+    const hold = this.options.holdUntil?.();
+    if (!hold) return this.listen();
+    // in the background: uploads are accepted and queued meanwhile
+    void hold.then(() => {
+      if (!this.stopping) this.listen();
+    });
+  }
+
+  private listen(): void {
     this.unsubscribe = this.bus.on('job.accepted', () => this.pump());
     this.pump();
   }

@@ -60,9 +60,12 @@ export async function classifyFile(config: Config, file: string, log: Logger) {
   const inference = { ...config.inference, workers: 1 };
   const service = new ModelService({ models: config.models, inference, dataDir: path.resolve(config.storage.data_dir), oneShot: true }, new EventBus(log), log);
   await service.start();
+  // probed while the interpreters load; a bad clip still fails after the load, with the probe's error
+  const probing = probeClip(path.resolve(file));
+  probing.catch(() => undefined);
   await service.ready();
   try {
-    const clip = await probeClip(path.resolve(file));
+    const clip = await probing;
     const lease = await service.acquire();
     try {
       return { clip, analysis: await lease.classifier.classify(clip, new AbortController().signal) };

@@ -21,8 +21,8 @@ export const modelsSchema = z.strictObject({
 export const inferenceSchema = z.strictObject({
   /** cpu, edgetpu (a Coral is required), or auto (the Coral when present and the pack has Edge TPU models) */
   device: z.enum(['auto', 'cpu', 'edgetpu']).default('auto'),
-  /** interpreter worker processes, each with one interpreter per model; "auto" = one per CPU core */
-  workers: z.union([z.literal('auto'), z.number().int().positive()]).default('auto'),
+  /** interpreter worker processes, each with one interpreter per model; "auto" = one per CPU core. One by default: more gave no more clips per minute on two cores and cost ~50 MB each */
+  workers: z.union([z.literal('auto'), z.number().int().positive()]).default(1),
   /** threads inside each interpreter (one measured fastest on small ARM and x86 boards) */
   threads: z.number().int().positive().default(1),
   /** an inference slower than this is a hung accelerator: the interpreter is rebuilt and the clip fails with 2003 */

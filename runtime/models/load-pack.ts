@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Logger } from '../core/log.js';
 import { explainLoadError, type Backend } from '../inference/backends.js';
 import { InterpreterPool } from '../inference/pool.js';
+import type { Warmup } from '../inference/protocol.js';
 import { embeddedFiles, readModelTensors } from '../inference/tflite-file.js';
 import type { LoadedModel } from '../pipeline/clip-classifier.js';
 import { buildLabelMap, parseLabels } from '../pipeline/label-map.js';
@@ -21,8 +22,8 @@ export interface LoadOptions {
   workers: number;
   threads: number;
   timeoutMs: number;
-  /** time one inference per model at load (logged); false for one-shot runs */
-  timed?: boolean;
+  /** what the workers run once loaded (see Warmup); `none` for one-shot runs */
+  warmup?: Warmup;
   log: Logger;
 }
 
@@ -55,7 +56,7 @@ export async function loadPack(dir: string, manifest: Manifest, options: LoadOpt
         threads: options.threads,
         ...(options.backend.delegate ? { delegate: options.backend.delegate } : {}),
       })),
-      { workers: options.workers, timeoutMs: options.timeoutMs, timed: options.timed ?? true, log: options.log },
+      { workers: options.workers, timeoutMs: options.timeoutMs, warmup: options.warmup, log: options.log },
     );
   } catch (err) {
     throw new Error(`${packName} does not load: ${explainLoadError((err as Error).message, options.backend)}`);

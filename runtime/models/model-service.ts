@@ -11,7 +11,7 @@ import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { chooseBackend, cpuBackend, type Backend } from '../inference/backends.js';
 import type { ClassifierLease, ClassifierSource } from '../jobs/stages.js';
-import { ClipClassifier } from '../pipeline/clip-classifier.js';
+import type { ClipClassifier } from '../pipeline/clip-classifier.js';
 import type { InferenceConfig, ModelsConfig } from './config.js';
 import { loadPack, type PackRuntime } from './load-pack.js';
 import { bundledManifest } from './manifest.js';
@@ -156,11 +156,13 @@ export class ModelService implements Feature, ClassifierSource {
     }
     if (this.current?.pack.id === pack.id) return;
     try {
+      // The pipeline (sharp and libvips) loads while the interpreter workers start.
+      const pipeline = import('../pipeline/clip-classifier.js');
       const { inference } = this.config;
       const workers = inference.workers === 'auto' ? Math.max(1, os.availableParallelism()) : inference.workers;
       let choice = chooseBackend(inference.device, pack.manifest);
       let backend = choice.backend;
-      const options = { workers, threads: inference.threads, timeoutMs: inference.timeout_ms, timed: !this.config.oneShot, log: this.log.child('inference') };
+      const options = { workers, threads: inference.threads, timeoutMs: inference.timeout_ms, warmup: this.config.oneShot ? 'none' as const : 'timed' as const, log: this.log.child('inference') };
       let runtime: PackRuntime;
       try {
         runtime = await loadPack(pack.dir, pack.manifest, { ...options, backend });
@@ -171,6 +173,7 @@ export class ModelService implements Feature, ClassifierSource {
         choice = { backend, reason: `auto: the Edge TPU failed to load (${(err as Error).message}), running on the CPU` };
         runtime = await loadPack(pack.dir, pack.manifest, { ...options, backend });
       }
+      const { ClipClassifier } = await pipeline;
       const classifier = new ClipClassifier({
         manifest: pack.manifest, models: runtime.models, pool: runtime.pool, backend: backend.name, maxFrames: inference.max_frames,
       });

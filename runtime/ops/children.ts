@@ -46,6 +46,16 @@ export function readStat(pid: number | 'self'): ProcStat | undefined {
   return open > 0 && close > open && numbers.every(Number.isFinite) ? stat : undefined;
 }
 
+/** Proportional set size (shared pages split between the processes sharing them), bytes; 0 when gone. */
+export function proportionalBytes(pid: number): number {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'latin1'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 function residentBytes(pid: number): number {
   try {
     const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'latin1'));
@@ -57,14 +67,14 @@ function residentBytes(pid: number): number {
 
 const NODE_NAME = path.basename(process.execPath).slice(0, 15); // comm is cut at 15 characters
 
-function kindOf(comm: string): ChildKind {
+export function kindOf(comm: string): ChildKind {
   if (comm === 'ffmpeg' || comm === 'ffprobe') return 'ffmpeg';
   if (comm === NODE_NAME || comm === 'node') return 'interpreter';
   return 'other';
 }
 
 /** Every descendant of the process, found through the parent ids in /proc. */
-function descendants(root: number): ProcStat[] {
+export function descendants(root: number): ProcStat[] {
   let pids: number[];
   try {
     pids = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);

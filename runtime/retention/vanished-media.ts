@@ -1,7 +1,7 @@
 // Start-up check for rows whose files vanished (a card error, someone cleaning
 // by hand, a crash between removing a clip and marking it): the row stays, its
 // missing media are marked so the result says what remains and the byte totals
-// stay true. Files without rows are the Deleter's reconciliation.
+// stay true. Files without rows are the start-up reconciliation's (jobs/media-reconciliation.ts).
 import fs from 'node:fs';
 import type { MediaFiles } from '../store/media-files.js';
 import type { RetentionQueries } from './retention-queries.js';

@@ -139,6 +139,12 @@ export class ClassificationStore {
   // ---- the job queue -------------------------------------------------------
 
   /** Jobs left running by a process that died go back to the queue (their attempt stays counted). */
+  /** Ids whose result is not final yet (queued or running jobs). */
+  async pendingIds(): Promise<string[]> {
+    const rows = await this.db.all<{ id: string }>('SELECT classification_id AS id FROM jobs');
+    return rows.map((r) => r.id);
+  }
+
   async requeueInterrupted(): Promise<number> {
     const { changes } = await this.db.run(`UPDATE jobs SET state = 'queued' WHERE state = 'running'`);
     return changes;

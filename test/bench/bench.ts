@@ -1,9 +1,10 @@
 // `npm run bench`: speed and memory figures as tables. Not a test: nothing
 // here passes or fails; the targets are printed beside the figures.
 import path from 'node:path';
-import { ffmpeg, panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
+import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
 import { media } from '../support/paths.js';
 import { benchDaemon } from './daemon-bench.js';
+import { benchFootprint, hdClip } from './footprint-bench.js';
 import { benchHighlight } from './highlight-bench.js';
 import { benchPipeline } from './pipeline-bench.js';
 import { NaivePipeline } from './naive-bench.js';
@@ -21,12 +22,7 @@ const BEFORE_CPU_S = 2.17;
 async function main(): Promise<void> {
   const dir = tempDir('vigil-bench-clips-');
   // A 10-second 720p clip: a slow pan across the squatting person.
-  const hd = path.join(dir, 'squat-720p-10s.mp4');
-  await ffmpeg([
-    '-loop', '1', '-framerate', '25', '-i', media('squat.png'), '-t', '10',
-    '-vf', "scale=1600:900:force_original_aspect_ratio=increase,crop=1280:720:'(iw-ow)*t/10':0,format=yuv420p",
-    '-c:v', 'libx264', '-preset', 'ultrafast', hd,
-  ]);
+  const hd = await hdClip(path.join(dir, 'squat-720p-10s.mp4'));
   const clips: Array<[string, string]> = [
     ['squat pan 720p 10 s', hd],
     ['grace_hopper pan', await panClip('grace_hopper.png', path.join(dir, 'grace.mp4'))],
@@ -72,12 +68,13 @@ async function main(): Promise<void> {
     { figure: '10 s 720p clip, sync answer / classification alone (target <= 1.25)', value: Math.round((hdRun.syncMs / hdRun.classifiedMs) * 100) / 100 },
     { figure: `10 s 720p clip, CPU s for classification and highlight (target <= 0.6 x ${BEFORE_CPU_S} s = ${Math.round(0.6 * BEFORE_CPU_S * 100) / 100} s)`, value: Math.round(hdRun.cpuSeconds * 100) / 100 },
     { figure: `clips per minute, ${daemon.concurrentUploads} concurrent 10 s 720p uploads`, value: Math.round(daemon.clipsPerMinute * 10) / 10 },
-    { figure: 'peak memory (PSS, shared pages counted once), daemon + interpreter workers, MB (target < 250)', value: daemon.peakPssMb },
+    { figure: 'peak memory (PSS, shared pages counted once), daemon + interpreter workers, MB (these uploads; the memory table has the targets)', value: daemon.peakPssMb },
     { figure: 'peak resident memory (VmHWM summed per process), daemon + interpreter workers, MB', value: daemon.peakRssMb },
   ]) + '\n');
 
   process.stdout.write(formatTable('Highlight render per clip', await benchHighlight()) + '\n');
   process.stdout.write(formatTable('Retention', await benchRetention()) + '\n');
+  process.stdout.write(await benchFootprint(hd) + '\n');
 }
 
 main().then(() => process.exit(0), (err) => {

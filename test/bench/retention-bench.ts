@@ -19,7 +19,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const SPECS = JSON.stringify({ width: 640, height: 360, duration: 10, fps: 10, nframes: 100 });
 
 /** n final classifications created `ageMs` ago, with uuid-shaped ids, in one statement. */
-async function insertRows(db: Database, n: number, ageMs: number, prefix: string): Promise<void> {
+export async function insertRows(db: Database, n: number, ageMs: number, prefix: string): Promise<void> {
   const created = Date.now() - ageMs;
   await db.run(
     `WITH RECURSIVE seq(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM seq WHERE i < ?)

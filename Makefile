@@ -34,8 +34,11 @@ vigil-command: build
 	fi
 
 ## Install, build, fetch the models and run the daemon on its embedded defaults.
+# The memory settings of systemd/vigil.service (see README, Benchmarks), so a daemon
+# started here holds what an installed one does.
 run: vigil-command
-	VIGIL_MODELS__SOURCE=$(MODEL_SOURCE) node dist/runtime/cli.js serve
+	VIGIL_MODELS__SOURCE=$(MODEL_SOURCE) MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 \
+	  node --max-semi-space-size=1 --expose-gc dist/runtime/cli.js serve
 
 ## The whole test suite.
 test: deps

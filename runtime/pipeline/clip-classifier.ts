@@ -136,7 +136,7 @@ export class ClipClassifier implements Classifier {
     const sizes = [detail, ...modelSizes.values()];
     const select = chosen.map((c) => `eq(n\\,${c.index})`).join('+');
     let i = 0;
-    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal })) {
+    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, source: clip, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal })) {
       const choice = chosen[i++];
       if (!choice) break;
       yield { frame: frame!, size: detail, choice, whole: new Map([...modelSizes.keys()].map((k, j) => [k, whole[j]!])) };

@@ -21,12 +21,13 @@ const run = promisify(execFile);
 
 /**
  * Largest difference allowed between the two architectures' score for a label.
- * Both ffmpeg builds give the same pixels (exact scaling, runtime/pipeline/frames.ts),
- * so what is left is the arm64 TFLite library: on identical input tensors its
- * quantized kernels round differently, moving a detection's score by one or two
- * steps of the detector's output (0.08 each around 0.5) and a classifier score
- * by up to 0.2 in single frames (README, "The arm64 check under emulation").
- * Labels and risk must always be the same.
+ * The two ffmpeg builds give the same motion frames and model inputs (exact
+ * scaling, runtime/pipeline/frames.ts); what is left is the detail frame's fast
+ * RGB conversion (up to 3 levels apart) that the crops are cut from, and the arm64
+ * TFLite library, whose quantized kernels round differently on identical input.
+ * Each moved a clip's score by one step of the detector's output (0.08 at most,
+ * around 0.5): README, "The arm64 check under emulation". Labels and risk must
+ * always be the same.
  */
 const SCORE_TOLERANCE = 0.1;
 

@@ -147,7 +147,7 @@ export class ClipClassifier implements Classifier {
     // Nothing after the last chosen sample is decoded.
     const until = Math.max(...chosen.map((c) => c.sample.t)) + 2 / SAMPLE_FPS;
     let i = 0;
-    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal, inputArgs: ['-t', until.toFixed(3)] })) {
+    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, source: clip, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal, inputArgs: ['-t', until.toFixed(3)] })) {
       const choice = chosen[i++];
       if (!choice) break;
       yield { frame: frame!, size: detail, choice, whole: new Map([...modelSizes.keys()].map((k, j) => [k, whole[j]!])) };

@@ -5,9 +5,22 @@ import { spawn } from 'node:child_process';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import { ffmpegPath } from '../core/tools.js';
 
+/**
+ * The scaler's flags besides its algorithm. swscale's default fast paths
+ * (x86 SIMD, arm NEON) round differently, so the x64 and arm64 ffmpeg builds
+ * gave frames up to 3 levels apart; its exact C path gives the same pixels on
+ * both (README, "The arm64 check under emulation").
+ */
+const EXACT_SCALING = 'accurate_rnd+bitexact';
+
+/** A scale filter to width x height (and the output's pixel format) giving the same pixels on every architecture. */
+export function exactScale(width: number, height: number, algorithm: 'bilinear' | 'area' | 'neighbor'): string {
+  return `scale=${width}:${height}:flags=${algorithm}+${EXACT_SCALING}`;
+}
+
 export interface FrameRequest {
   input: string;
-  /** the -vf chain; it must end at width x height */
+  /** the -vf chain; it must end at width x height (with exactScale, for the same pixels on every architecture) */
   filters: string;
   width: number;
   height: number;
@@ -73,9 +86,23 @@ export interface FrameSetRequest {
   filters: string;
   /** one RGB output per size: each selected frame comes out once at every size */
   sizes: Array<{ width: number; height: number }>;
+  /** the clip's decoded size: an output of that size is only converted (without it, every output is taken as resized) */
+  source?: { width: number; height: number };
   signal: AbortSignal;
   /** decoder options placed before -i */
   inputArgs?: string[];
+}
+
+/**
+ * The filter of one output. A resized output is bilinear (the scale filter's
+ * default) on the exact path. An output at the decoded size is only converted
+ * to RGB, with swscale's fast converter as before: the builds' converters differ
+ * by up to 3 levels, but every exact one measured (neighbor, bicubic, lanczos,
+ * bicublin) moved the outcome of clips whose decision sits on a threshold
+ * (README, "The arm64 check under emulation").
+ */
+function outputScale(size: { width: number; height: number }, source?: { width: number; height: number }): string {
+  return size.width === source?.width && size.height === source.height ? `scale=${size.width}:${size.height}` : exactScale(size.width, size.height, 'bilinear');
 }
 
 /**
@@ -87,7 +114,7 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
   const n = request.sizes.length;
   const labels = request.sizes.map((_, i) => `o${i}`);
   const graph = `[0:v]${request.filters},split=${n}${labels.map((l) => `[${l}]`).join('')};` +
-    request.sizes.map((s, i) => `[${labels[i]}]scale=${s.width}:${s.height}[s${i}]`).join(';');
+    request.sizes.map((s, i) => `[${labels[i]}]${outputScale(s, request.source)}[s${i}]`).join(';');
   const fds = request.sizes.map((_, i) => (i === 0 ? 1 : i + 2));
   const outputs = fds.flatMap((fd, i) => ['-map', `[s${i}]`, '-vsync', '0', '-pix_fmt', 'rgb24', '-f', 'rawvideo', `pipe:${fd}`]);
   const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', ...request.sizes.slice(1).map(() => 'pipe' as const)];

@@ -7,7 +7,7 @@
 // but stands out from the background the whole time.
 import type { Box, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
-import { readFrames, scaledSize } from './frames.js';
+import { exactScale, readFrames, scaledSize } from './frames.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -299,7 +299,7 @@ export async function analyseMotion(
     input, width, height, pixelFormat: 'gray', signal,
     // Motion needs no exact picture: skipping the deblocking filter decodes faster.
     inputArgs: ['-skip_loop_filter', 'all', '-flags2', '+fast'],
-    filters: `fps=${SAMPLE_FPS},scale=${width}:${height}:flags=area`,
+    filters: `fps=${SAMPLE_FPS},${exactScale(width, height, 'area')}`,
   })) {
     const cur = Buffer.from(frame);
     if (masked) for (let i = 0; i < cur.length; i++) if (masked[i]) cur[i] = 0;

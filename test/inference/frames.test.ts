@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { PipelineError } from '../../runtime/core/errors.js';
-import { readFrames, readFrameSets } from '../../runtime/pipeline/frames.js';
+import { exactScale, readFrames, readFrameSets } from '../../runtime/pipeline/frames.js';
 import { media } from '../support/paths.js';
 import { tempDir } from '../support/clips.js';
 
@@ -32,6 +32,24 @@ describe('frames decoded once at several sizes', () => {
     alone.forEach((frame, i) => expect(meanAbsDiff(frame, sets[i]![1]!)).to.be.below(1));
     // Different moments of a moving clip really are different frames.
     expect(meanAbsDiff(sets[0]![1]!, sets[2]![1]!)).to.be.above(1);
+  });
+
+  it('scales a resized output on the exact path, and only converts an output at the clip\'s size', async () => {
+    // hand_ball.mp4 is 720x576; the same filters alone give the same bytes
+    const signal = new AbortController().signal;
+    const source = { width: 720, height: 576 };
+    const sizes = [source, { width: 300, height: 300 }];
+    const sets: Buffer[][] = [];
+    for await (const set of readFrameSets({ input: media('hand_ball.mp4'), source, filters: select, sizes, signal })) sets.push(set.map((b) => Buffer.from(b)));
+    expect(sets).to.have.length(3);
+    for (const [i, scale] of [[0, 'scale=720:576:flags=bilinear'], [1, exactScale(300, 300, 'bilinear')]] as const) {
+      const { width, height } = sizes[i]!;
+      const alone: Buffer[] = [];
+      for await (const f of readFrames({ input: media('hand_ball.mp4'), filters: `${select},${scale}`, width, height, pixelFormat: 'rgb24', signal })) {
+        alone.push(Buffer.from(f));
+      }
+      expect(alone.map((f, j) => f.equals(sets[j]![i]!)), scale).to.deep.equal([true, true, true]);
+    }
   });
 
   it('fails with a decode error naming ffmpeg on a file that is not a video', async () => {

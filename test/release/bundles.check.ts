@@ -3,8 +3,8 @@
 // arm64 one runs under user-mode emulation (qemu, Debian's arm64 Node.js) and
 // the x64 one natively: `vigil models pull` from the shared models, `vigil
 // doctor`, `vigil classify` on the same clips, and the arm64 daemon answering a
-// sync upload. Both architectures must give the same risk, and the same labels
-// with scores within SCORE_TOLERANCE; every difference is printed with both values.
+// sync upload. Both architectures must give the same risk and the same labels,
+// and scores within SCORE_TOLERANCE; every difference is printed with both values.
 // Not part of `make test` (it needs the bundles and minutes of emulation):
 // `make check-bundles` runs it.
 import { execFile } from 'node:child_process';
@@ -21,14 +21,15 @@ const run = promisify(execFile);
 
 /**
  * Largest difference allowed between the two architectures' score for a label.
- * Measured on the NVR recordings below (default pack 1.0.0): at most 0.012. The
- * sample clips hand_ball and indoor_plants differ far more (up to 0.73), mostly
- * because @ffmpeg-installer ships another ffmpeg build for arm64 (2019) than for
- * x64 (2018): see README, "The arm64 check under emulation".
- * VIGIL_BUNDLE_DIFFERENCES=report prints label and score differences without
- * failing (a different risk always fails).
+ * The two ffmpeg builds give the same motion frames and model inputs (exact
+ * scaling, runtime/pipeline/frames.ts); what is left is the detail frame's fast
+ * RGB conversion (up to 3 levels apart) that the crops are cut from, and the arm64
+ * TFLite library, whose quantized kernels round differently on identical input.
+ * Each moved a clip's score by one step of the detector's output (0.08 at most,
+ * around 0.5): README, "The arm64 check under emulation". Labels and risk must
+ * always be the same.
  */
-const SCORE_TOLERANCE = 0.03;
+const SCORE_TOLERANCE = 0.1;
 
 /** Clips of both kinds (NVR recordings and the sample media), a handful for the time emulation takes. */
 const CLIPS = [
@@ -90,12 +91,9 @@ async function classify(at: Install, clip: string): Promise<Outcome> {
   return JSON.parse(stdout) as Outcome;
 }
 
-/** The differences between two outcomes of one clip, each with both values. */
+/** The score differences beyond the tolerance between two outcomes of one clip, each with both values. */
 function differences(x64: Outcome, arm64: Outcome): string[] {
   const out: string[] = [];
-  if (x64.risk !== arm64.risk) out.push(`risk x64 ${x64.risk}, arm64 ${arm64.risk}`);
-  const labels = (o: Outcome) => [...o.labels].sort().join(',');
-  if (labels(x64) !== labels(arm64)) out.push(`labels x64 [${labels(x64)}], arm64 [${labels(arm64)}]`);
   for (const label of new Set([...Object.keys(x64.scores), ...Object.keys(arm64.scores)])) {
     const a = x64.scores[label] ?? 0;
     const b = arm64.scores[label] ?? 0;
@@ -151,7 +149,7 @@ describe('release bundles: arm64 under emulation against x64', function () {
     }
   });
 
-  it('classifies the same clips on both, with the same model pack and risk', async () => {
+  it('classifies the same clips on both, with the same model pack, risk and labels', async () => {
     for (const clip of CLIPS) {
       const a = await classify(x64, clip);
       const b = await classify(arm64, clip);
@@ -159,11 +157,15 @@ describe('release bundles: arm64 under emulation against x64', function () {
       console.log(`      ${clip}: x64 ${a.risk} [${a.labels}] (${scoreLine(a)}); arm64 ${b.risk} [${b.labels}] (${scoreLine(b)})`);
       expect(`${b.model}@${b.version}`, clip).to.equal(`${a.model}@${a.version}`);
     }
-    const risks = [...outcomes].filter(([, o]) => o.x64.risk !== o.arm64.risk).map(([clip, o]) => `${clip}: risk x64 ${o.x64.risk}, arm64 ${o.arm64.risk}`);
-    expect(risks, `arm64 answers another risk than x64:\n${risks.join('\n')}`).to.deep.equal([]);
+    const sorted = (o: Outcome) => [...o.labels].sort().join(',');
+    const answers = [...outcomes].flatMap(([clip, o]) => [
+      ...(o.x64.risk !== o.arm64.risk ? [`${clip}: risk x64 ${o.x64.risk}, arm64 ${o.arm64.risk}`] : []),
+      ...(sorted(o.x64) !== sorted(o.arm64) ? [`${clip}: labels x64 [${sorted(o.x64)}], arm64 [${sorted(o.arm64)}]`] : []),
+    ]);
+    expect(answers, `arm64 answers otherwise than x64:\n${answers.join('\n')}`).to.deep.equal([]);
   });
 
-  it(`gives the same labels and scores within ${SCORE_TOLERANCE} on both`, function () {
+  it(`gives scores within ${SCORE_TOLERANCE} of each other on both`, function () {
     if (outcomes.size === 0) this.skip(); // the classification above failed
     const problems: string[] = [];
     for (const [clip, { x64: a, arm64: b }] of outcomes) {
@@ -171,10 +173,6 @@ describe('release bundles: arm64 under emulation against x64', function () {
       const largest = Math.max(0, ...Object.keys({ ...a.scores, ...b.scores }).map((l) => Math.abs((a.scores[l] ?? 0) - (b.scores[l] ?? 0))));
       console.log(`      ${clip}: largest score difference ${largest.toFixed(3)}${found.length ? '; ' + found.join('; ') : ''}`);
       problems.push(...found.map((d) => `${clip}: ${d}`));
-    }
-    if (problems.length && process.env.VIGIL_BUNDLE_DIFFERENCES === 'report') {
-      console.log(`      REPORTED, NOT FAILED (VIGIL_BUNDLE_DIFFERENCES=report): ${problems.length} difference(s) above`);
-      return;
     }
     expect(problems, `arm64 differs from x64:\n${problems.join('\n')}`).to.deep.equal([]);
   });

@@ -39,24 +39,24 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
   // The chain can be long (one drawbox per box slice), so it goes in a file, not argv.
   const scriptPath = `${outPath}.filters`;
   const partPath = `${outPath}.part`;
-  await fs.promises.writeFile(scriptPath, chain);
+  const args = [
+    '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
+    '-ss', String(plan.window.start), '-t', String(plan.window.end - plan.window.start),
+    '-i', clip.path,
+    '-map', '0:v:0', '-an', '-sn', '-dn', '-map_metadata', '-1',
+    '-filter_script:v', scriptPath,
+    // ultrafast: encoding is the cost of a render (filters are cheap); it halves the time
+    // of veryfast for about twice the bytes, and its profile plays on any player.
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '25', '-pix_fmt', 'yuv420p',
+    '-movflags', '+faststart', '-f', 'mp4', partPath,
+  ];
   try {
-    await runFfmpeg(
-      [
-        '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
-        '-ss', String(plan.window.start), '-t', String(plan.window.end - plan.window.start),
-        '-i', clip.path,
-        '-map', '0:v:0', '-an', '-sn', '-dn', '-map_metadata', '-1',
-        '-filter_script:v', scriptPath,
-        // ultrafast: encoding is the cost of a render (filters are cheap); it halves the time
-        // of veryfast for about twice the bytes, and its profile plays on any player.
-        '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '25', '-pix_fmt', 'yuv420p',
-        '-movflags', '+faststart', '-f', 'mp4', partPath,
-      ],
-      signal,
+    await fs.promises.writeFile(scriptPath, chain);
+    const written = await readsBack(
+      () => runFfmpeg(args, signal),
+      () => probeClip(partPath, signal),
     );
     // ffmpeg exits 0 when every frame of the cut failed to decode; such a file is no highlight
-    const written = await probeClip(partPath, signal);
     if (written.nframes < 1) throw new Error('no frame of the clip could be decoded');
     await fs.promises.rename(partPath, outPath);
     return { ...written, path: outPath };
@@ -66,6 +66,22 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
     throw why;
   } finally {
     await fs.promises.rm(scriptPath, { force: true });
+  }
+}
+
+/**
+ * Runs a writer, then reads its output back, rendering once more when that
+ * fails: ffmpeg exits 0 on a failed write (silently with +faststart), so a full
+ * volume, or one that filled and emptied under the render, shows only as an
+ * output that does not read back.
+ */
+export async function readsBack<T>(write: () => Promise<void>, check: () => Promise<T>): Promise<T> {
+  await write();
+  try {
+    return await check();
+  } catch {
+    await write();
+    return check();
   }
 }
 
@@ -82,12 +98,13 @@ export function runFfmpeg(args: string[], signal: AbortSignal): Promise<void> {
     });
     child.once('close', (code, killedBy) => {
       if (signal.aborted) return reject(signal.reason ?? new CancelledError());
-      if (code === 0) return resolve();
+      const noSpace = /No space left on device|Disk quota exceeded/.test(stderr);
+      if (code === 0 && !noSpace) return resolve();
       const why = stderr.trim().split('\n').filter(Boolean).pop() ?? '';
       const how = killedBy ? `was killed (${killedBy}${killedBy === 'SIGKILL' ? ', timed out' : ''})` : `exited with code ${code}`;
       const failure = new Error(`ffmpeg ${how}${why ? `: ${why.replace(args[args.indexOf('-i') + 1], 'input')}` : ''}`);
-      // the last line is often "Conversion failed!"; a full volume is said earlier
-      if (/No space left on device|Disk quota exceeded/.test(stderr)) Object.assign(failure, { code: 'ENOSPC' });
+      // a full volume may be said before the last line ("Conversion failed!"), or with exit code 0
+      if (noSpace) Object.assign(failure, { code: 'ENOSPC' });
       reject(failure);
     });
   });

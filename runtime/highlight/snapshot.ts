@@ -11,7 +11,7 @@ import { CLEAN_SNAPSHOT_FILE, SNAPSHOT_FILE } from '../store/media-files.js';
 import { RISK_COLOURS, filter, geometryOf, literal } from './filters.js';
 import { captionFont } from './font.js';
 import { relevantDetections } from './plan.js';
-import { runFfmpeg } from './render.js';
+import { readsBack, runFfmpeg } from './render.js';
 
 
 /** The keyframe that drove the result most, with only the detections that drove it; null without keyframes. */
@@ -51,8 +51,13 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
   const boxed = path.join(dir, SNAPSHOT_FILE);
   const clean = path.join(dir, CLEAN_SNAPSHOT_FILE);
   const parts = [`${boxed}.part`, `${clean}.part`];
+  const complete = async () => {
+    for (const part of parts) {
+      if (!(await isWholeJpeg(part))) throw new Error('ffmpeg wrote an empty or cut snapshot');
+    }
+  };
   try {
-    await runFfmpeg(
+    await readsBack(() => runFfmpeg(
       [
         '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
         '-ss', String(at), '-i', clip.path,
@@ -60,10 +65,7 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
         '-map', '0:v:0', '-frames:v', '1', '-vf', filter('scale', { w: geometry.width, h: geometry.height }), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[1]!,
       ],
       signal,
-    );
-    for (const part of parts) {
-      if ((await fs.promises.stat(part)).size === 0) throw new Error('ffmpeg wrote an empty snapshot');
-    }
+    ), complete);
     await fs.promises.rename(parts[0]!, boxed);
     await fs.promises.rename(parts[1]!, clean);
   } catch (err) {
@@ -72,3 +74,18 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
     for (const part of parts) await fs.promises.rm(part, { force: true });
   }
 }
+
+/** A JPEG written to its end (its last two bytes are the end-of-image marker). */
+async function isWholeJpeg(file: string): Promise<boolean> {
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size < 4) return false;
+    const tail = Buffer.alloc(2);
+    await handle.read(tail, 0, 2, size - 2);
+    return tail[0] === 0xff && tail[1] === 0xd9;
+  } finally {
+    await handle.close();
+  }
+}
+

@@ -7,6 +7,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { expect } from 'chai';
+import { isDiskFull } from '../../runtime/core/disk-full.js';
+import { renderHighlight } from '../../runtime/highlight/render.js';
+import { probeClip } from '../../runtime/pipeline/probe.js';
+import { analysisOf, personKeyframes } from '../highlight/support.js';
 import { panClip, stillClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 import { storeState, withDb } from './daemon-state.js';
@@ -217,6 +221,30 @@ describe('retention under disk pressure (tiny tmpfs volume)', function () {
       await daemon.kill();
       fs.rmSync(filler, { force: true });
       await daemon.cleanup();
+    }
+  });
+
+  it('a highlight rendered onto a full volume fails as a full volume, not as a bad clip, and leaves no file', async () => {
+    // ffmpeg exits 0 there, silently with +faststart: only reading the output back tells
+    const folder = path.join(mountPoint!, 'render');
+    const filler = path.join(mountPoint!, 'filler');
+    fs.mkdirSync(folder);
+    const source = await probeClip(clip);
+    const analysis = analysisOf(personKeyframes(0, 2.5, 0.5, () => ({ x: 0.2, y: 0.2, w: 0.3, h: 0.5 })));
+    const outPath = path.join(folder, 'highlight.mp4');
+    try {
+      fillUp(filler);
+      const failure = await renderHighlight({ clip: source, analysis, outPath, signal: new AbortController().signal }).then(() => null, (err: unknown) => err);
+      expect(failure, 'the render on a full volume failed').to.be.instanceOf(Error);
+      expect(isDiskFull(failure), String(failure)).to.equal(true);
+      expect(fs.readdirSync(folder)).to.deep.equal([]);
+
+      fs.rmSync(filler);
+      await renderHighlight({ clip: source, analysis, outPath, signal: new AbortController().signal });
+      expect((await probeClip(outPath)).nframes).to.be.above(0);
+    } finally {
+      fs.rmSync(filler, { force: true });
+      fs.rmSync(folder, { recursive: true, force: true });
     }
   });
 

@@ -14,16 +14,34 @@ export function isDiskFull(err: unknown): boolean {
 /** Free bytes under which a failed write is put down to the volume: a full one shows a few pages at most. */
 const NEARLY_FULL_BYTES = 1024 * 1024;
 
-/**
- * A child process that writes files (ffmpeg) does not always say ENOSPC: it may
- * exit 0 with a truncated file or end on "Conversion failed!". Its failure is
- * taken for a full volume when `dir`'s volume has (almost) no room left; call
- * this before removing the partial output, which holds the space it took.
- */
-export async function asDiskFullWhenNoRoom(err: unknown, dir: string): Promise<unknown> {
-  if (isDiskFull(err)) return err;
+async function hasNoRoom(dir: string): Promise<boolean> {
   const free = await fs.promises.statfs(dir).then((s) => s.bavail * s.bsize, () => Infinity);
-  if (free >= NEARLY_FULL_BYTES) return err;
-  const why = err instanceof Error ? err.message : String(err);
-  return Object.assign(new Error(`${why} (no space left on the data volume)`), { code: 'ENOSPC', cause: err });
+  return free < NEARLY_FULL_BYTES;
+}
+
+/**
+ * Runs a writer that cannot be trusted to say ENOSPC, then reads its output
+ * back: ffmpeg exits 0 on a failed write (silently with +faststart), so a full
+ * volume shows only as an output that does not read back. Such an output is
+ * written once more (the volume may have emptied meanwhile). A failure counts
+ * as a full volume (code ENOSPC) when `dir`'s volume had (almost) no room
+ * before the write or after it. Nothing is retried once `signal` fired.
+ */
+export async function writeAndReadBack<T>(
+  dir: string, signal: AbortSignal, write: () => Promise<void>, readBack: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const fullBefore = await hasNoRoom(dir);
+    try {
+      await write();
+      return await readBack();
+    } catch (err) {
+      if (signal.aborted || isDiskFull(err)) throw err;
+      if (fullBefore || (await hasNoRoom(dir))) {
+        const why = err instanceof Error ? err.message : String(err);
+        throw Object.assign(new Error(`${why} (no space left on the data volume)`), { code: 'ENOSPC', cause: err });
+      }
+      if (attempt >= 2) throw err;
+    }
+  }
 }

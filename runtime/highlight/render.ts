@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClipInfo } from '../core/analysis.js';
-import { asDiskFullWhenNoRoom } from '../core/disk-full.js';
+import { writeAndReadBack } from '../core/disk-full.js';
 import { CancelledError } from '../core/errors.js';
 import { ffmpegPath } from '../core/tools.js';
 import { probeClip } from '../pipeline/probe.js';
@@ -52,7 +52,9 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
   ];
   try {
     await fs.promises.writeFile(scriptPath, chain);
-    const written = await readsBack(
+    const written = await writeAndReadBack(
+      path.dirname(outPath),
+      signal,
       () => runFfmpeg(args, signal),
       () => probeClip(partPath, signal),
     );
@@ -61,27 +63,10 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
     await fs.promises.rename(partPath, outPath);
     return { ...written, path: outPath };
   } catch (err) {
-    const why = await asDiskFullWhenNoRoom(err, path.dirname(outPath));
     await fs.promises.rm(partPath, { force: true });
-    throw why;
+    throw err;
   } finally {
     await fs.promises.rm(scriptPath, { force: true });
-  }
-}
-
-/**
- * Runs a writer, then reads its output back, rendering once more when that
- * fails: ffmpeg exits 0 on a failed write (silently with +faststart), so a full
- * volume, or one that filled and emptied under the render, shows only as an
- * output that does not read back.
- */
-export async function readsBack<T>(write: () => Promise<void>, check: () => Promise<T>): Promise<T> {
-  await write();
-  try {
-    return await check();
-  } catch {
-    await write();
-    return check();
   }
 }
 

@@ -5,13 +5,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Analysis, KeyFrame } from '../core/analysis.js';
-import { asDiskFullWhenNoRoom } from '../core/disk-full.js';
+import { writeAndReadBack } from '../core/disk-full.js';
 import type { HighlightRequest } from '../jobs/stages.js';
 import { CLEAN_SNAPSHOT_FILE, SNAPSHOT_FILE } from '../store/media-files.js';
 import { RISK_COLOURS, filter, geometryOf, literal } from './filters.js';
 import { captionFont } from './font.js';
 import { relevantDetections } from './plan.js';
-import { readsBack, runFfmpeg } from './render.js';
+import { runFfmpeg } from './render.js';
 
 
 /** The keyframe that drove the result most, with only the detections that drove it; null without keyframes. */
@@ -57,7 +57,7 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
     }
   };
   try {
-    await readsBack(() => runFfmpeg(
+    await writeAndReadBack(dir, signal, () => runFfmpeg(
       [
         '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
         '-ss', String(at), '-i', clip.path,
@@ -68,8 +68,6 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
     ), complete);
     await fs.promises.rename(parts[0]!, boxed);
     await fs.promises.rename(parts[1]!, clean);
-  } catch (err) {
-    throw await asDiskFullWhenNoRoom(err, dir);
   } finally {
     for (const part of parts) await fs.promises.rm(part, { force: true });
   }

@@ -73,7 +73,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * line written while handling it carries as request_id, and logs its outcome:
  * a warning for each refused request (an error for 5xx) with status, code,
  * tenant when known and remote address, so an installer sees why an NVR's
- * uploads fail. Never the headers, which carry keys.
+ * uploads fail. Never the headers, which carry keys. A route whose status is
+ * its answer (/readyz's 503 "not ready") is no refusal.
  */
 function requestLog(log: Logger, bus?: EventBus): Middleware {
   return async (ctx, next) => {
@@ -88,7 +89,7 @@ function requestLog(log: Logger, bus?: EventBus): Middleware {
         await next();
       } finally {
         const line = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started };
-        if (ctx.status >= 400) {
+        if (ctx.status >= 400 && !(ctx.state as { answeredWithStatus?: boolean }).answeredWithStatus) {
           const code = (ctx.body as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
           const tenant = (ctx.state as { tenant?: string }).tenant;
           const refusal = { ...line, code, ...(tenant ? { tenant } : {}), remote };

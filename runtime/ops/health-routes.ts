@@ -19,6 +19,8 @@ export function healthRoutes(deps: { readiness: Readiness; metrics: Metrics }): 
     ctx.set('Cache-Control', 'no-store');
     ctx.status = report.ok ? 200 : 503;
     ctx.body = { status: report.ok ? 'ready' : 'not_ready', checks: report.checks };
+    // a 503 here answers the question asked (probes poll it while the daemon starts): no refusal
+    ctx.state.answeredWithStatus = true;
   });
 
   router.get('/metrics', async (ctx) => {

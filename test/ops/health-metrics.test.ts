@@ -211,5 +211,10 @@ describe('ops: readiness when the disk is below the minimum', function () {
     expect(report.checks.database.ok).to.equal(true);
     // alive all the same
     expect((await fetch(`${daemon.url}/healthz`)).status).to.equal(200);
+    // "not ready" is an answer, not a refused request: no warning or error for each probe
+    const probeId = res.headers.get('x-request-id')!;
+    const unauthorized = await fetch(`${daemon.url}/api/result/00000000-0000-4000-8000-000000000000`);
+    await daemon.waitForLog((r) => r.msg === 'request refused' && r.request_id === unauthorized.headers.get('x-request-id'));
+    expect(daemon.logs.filter((r) => r.request_id === probeId && r.msg === 'request refused')).to.deep.equal([]);
   });
 });

@@ -10,6 +10,7 @@ import { benchPipeline } from './pipeline-bench.js';
 import { NaivePipeline } from './naive-bench.js';
 import { benchCost, benchQuality, madeClips, realClips } from './quality-bench.js';
 import { benchRetention } from './retention-bench.js';
+import { scratchTmp } from './scratch.js';
 import { formatTable } from './table.js';
 
 /**
@@ -77,7 +78,12 @@ async function main(): Promise<void> {
   process.stdout.write(await benchFootprint(hd) + '\n');
 }
 
-main().then(() => process.exit(0), (err) => {
+const removeScratch = scratchTmp();
+main().then(() => {
+  removeScratch();
+  process.exit(0);
+}, (err) => {
+  removeScratch();
   process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : err}\n`);
   process.exit(1);
 });

@@ -10,6 +10,7 @@ import { media } from '../support/paths.js';
 import { benchClassify, classifyRows } from './classify-bench.js';
 import { benchMemory, memoryRows } from './memory-bench.js';
 import { benchStartup, startupRows } from './startup-bench.js';
+import { scratchTmp } from './scratch.js';
 import { formatTable } from './table.js';
 
 /** A 10-second 720p clip: a slow pan across the squatting person. */
@@ -40,12 +41,15 @@ export async function benchFootprint(hd: string, parts: FootprintPart[] = ['memo
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const parts = process.argv.slice(2) as FootprintPart[];
+  const removeScratch = scratchTmp();
   hdClip()
     .then((hd) => benchFootprint(hd, parts.length ? parts : undefined))
     .then((text) => {
+      removeScratch();
       process.stdout.write(text + '\n');
       process.exit(0);
     }, (err) => {
+      removeScratch();
       process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : err}\n`);
       process.exit(1);
     });

@@ -19,7 +19,7 @@ import { buildDelivery } from './delivery/wiring.js';
 import { cameraRulesOf } from './capture/rules.js';
 import { Intake } from './ingest/intake.js';
 import { Deleter } from './jobs/deletion.js';
-import { Semaphore } from './jobs/process-job.js';
+import { Semaphore } from './core/semaphore.js';
 import { JobRunner } from './jobs/runner.js';
 import { MediaReconciliation } from './jobs/media-reconciliation.js';
 import { buildRetention } from './retention/wiring.js';
@@ -29,7 +29,7 @@ import { runtimeVersion } from './ops/version.js';
 import { GatewayOverview } from './ops/overview.js';
 import { IdleCollector } from './ops/idle-collector.js';
 import { buildDashboard } from './dashboard/wiring.js';
-import { renderHighlight } from './highlight/render.js';
+import { highlightStage } from './highlight/render.js';
 import type { ClassifierSource } from './jobs/stages.js';
 import { Database } from './store/db.js';
 import { DataLock } from './store/data-lock.js';
@@ -75,7 +75,7 @@ export class Daemon {
     const runner = new JobRunner(
       {
         store, files, classifiers,
-        renderHighlight,
+        highlight: highlightStage,
         renderSlots: new Semaphore(config.jobs.render_concurrency),
         maxAttempts: config.jobs.max_attempts,
         log: log.child('jobs'),

@@ -85,10 +85,23 @@ export interface CameraRules {
   intrusionLabels?: ServiceLabel[];
 }
 
+/**
+ * A copy of the clip's frames at another size and rate, as raw yuv420p, that a
+ * classification writes from its own decode of the clip (the highlight's frames:
+ * the render then need not decode the clip again). The file appears, whole,
+ * only once the decode finished; a copy that could not be written is not there.
+ */
+export interface FrameCopy {
+  path: string;
+  width: number;
+  height: number;
+  fps: number;
+}
+
 /** Turns a probed clip into an Analysis. Cancelled through the signal (kills child processes). */
 export interface Classifier {
   readonly model: string;
   readonly version: string;
-  /** rules: the clip's camera's, when it has any */
-  classify(clip: ClipInfo, signal: AbortSignal, rules?: CameraRules): Promise<Analysis>;
+  /** rules: the clip's camera's, when it has any; copy: frames to write from the decode, when wanted */
+  classify(clip: ClipInfo, signal: AbortSignal, rules?: CameraRules, copy?: FrameCopy): Promise<Analysis>;
 }

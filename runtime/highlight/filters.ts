@@ -46,6 +46,8 @@ export interface FilterInput {
   geometry: Geometry;
   /** source fps, to know whether the rate must be reduced */
   sourceFps: number;
+  /** the frames come at the geometry's size and rate already (prepared-frames.ts) */
+  prepared?: boolean;
   fontFile: string;
 }
 
@@ -58,8 +60,10 @@ export function buildFilterChain(input: FilterInput): string {
   const thickness = Math.max(2, Math.round(g.width / 240));
   // Frames are dropped before scaling: scaling those that are then dropped was most of a render's filter time.
   const filters: string[] = [];
-  if (input.sourceFps > g.fps + 0.01) filters.push(filter('fps', { fps: g.fps }));
-  filters.push(filter('scale', { w: g.width, h: g.height }));
+  if (!input.prepared) {
+    if (input.sourceFps > g.fps + 0.01) filters.push(filter('fps', { fps: g.fps }));
+    filters.push(filter('scale', { w: g.width, h: g.height }));
+  }
 
   const step = boxStep(plan, g.fps);
   for (const track of plan.tracks) {

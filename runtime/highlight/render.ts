@@ -10,10 +10,11 @@ import { writeAndReadBack } from '../core/disk-full.js';
 import { CancelledError } from '../core/errors.js';
 import { ffmpegPath } from '../core/tools.js';
 import { probeClip } from '../pipeline/probe.js';
-import type { HighlightRenderer, HighlightRequest } from '../jobs/stages.js';
+import type { HighlightRenderer, HighlightRequest, HighlightStage } from '../jobs/stages.js';
 import { buildFilterChain, geometryOf } from './filters.js';
 import { captionFont } from './font.js';
 import { planHighlight } from './plan.js';
+import { framesFor, preparedFrames, preparedInput } from './prepared-frames.js';
 import { renderSnapshots } from './snapshot.js';
 
 /** A render that takes longer than this is stuck (a 10 s cut takes seconds even on a Pi). */
@@ -30,19 +31,23 @@ export const renderHighlight: HighlightRenderer = async (request) => {
   return video.value;
 };
 
+/** The highlight stage of a job: frames prepared by the classification, then the render. */
+export const highlightStage: HighlightStage = { framesFor, render: renderHighlight };
+
 /** Writes the highlight video to outPath; answers its facts as probed. */
 export async function renderHighlightVideo({ clip, analysis, outPath, signal }: HighlightRequest): Promise<ClipInfo> {
   if (signal.aborted) throw signal.reason ?? new CancelledError();
   const plan = planHighlight(analysis, clip.duration);
   const geometry = geometryOf(clip);
-  const chain = buildFilterChain({ plan, analysis, geometry, sourceFps: clip.fps, fontFile: captionFont() });
+  const prepared = await preparedFrames(clip, outPath);
+  const chain = buildFilterChain({ plan, analysis, geometry, sourceFps: clip.fps, prepared: prepared !== undefined, fontFile: captionFont() });
+  const { start, end } = plan.window;
   // The chain can be long (one drawbox per box slice), so it goes in a file, not argv.
   const scriptPath = `${outPath}.filters`;
   const partPath = `${outPath}.part`;
   const args = [
     '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
-    '-ss', String(plan.window.start), '-t', String(plan.window.end - plan.window.start),
-    '-i', clip.path,
+    ...(prepared ? preparedInput(prepared, start, end - start) : ['-ss', String(start), '-t', String(end - start), '-i', clip.path]),
     '-map', '0:v:0', '-an', '-sn', '-dn', '-map_metadata', '-1',
     '-filter_script:v', scriptPath,
     // ultrafast: encoding is the cost of a render (filters are cheap); it halves the time

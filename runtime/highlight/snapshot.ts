@@ -10,6 +10,7 @@ import type { HighlightRequest } from '../jobs/stages.js';
 import { CLEAN_SNAPSHOT_FILE, SNAPSHOT_FILE } from '../store/media-files.js';
 import { RISK_COLOURS, filter, geometryOf, literal } from './filters.js';
 import { captionFont } from './font.js';
+import { preparedFrames, preparedInput } from './prepared-frames.js';
 import { relevantDetections } from './plan.js';
 import { runFfmpeg } from './render.js';
 
@@ -21,13 +22,13 @@ export function bestFrame(analysis: Analysis): KeyFrame | null {
   return frames.reduce((a, b) => (b.score > a.score || (b.score === a.score && b.detections.length > a.detections.length) ? b : a));
 }
 
-/** The -vf chain of the boxed snapshot: scale, one box and one label per detection. */
-export function snapshotFilters(analysis: Analysis, frame: KeyFrame | null, geometry: { width: number; height: number }): string {
+/** The -vf chain of the boxed snapshot: scale (unless the frames come at that size), one box and one label per detection. */
+export function snapshotFilters(analysis: Analysis, frame: KeyFrame | null, geometry: { width: number; height: number }, prepared = false): string {
   const { width, height } = geometry;
   const colour = RISK_COLOURS[analysis.risk] ?? RISK_COLOURS.safe;
   const thickness = Math.max(2, Math.round(width / 240));
   const fontSize = Math.min(26, Math.max(10, Math.round(Math.min(width / 40, height / 24))));
-  const filters = [filter('scale', { w: width, h: height })];
+  const filters = prepared ? [] : [filter('scale', { w: width, h: height })];
   for (const d of frame?.detections ?? []) {
     const x = Math.round(d.box.x * width);
     const y = Math.round(d.box.y * height);
@@ -39,7 +40,7 @@ export function snapshotFilters(analysis: Analysis, frame: KeyFrame | null, geom
       box: 1, boxcolor: `${colour}@0.85`, boxborderw: 2, x: `max(0,min(w-tw,${x}))`, y: `max(0,${y}-th-4)`,
     }));
   }
-  return filters.join(',');
+  return filters.join(',') || 'null';
 }
 
 /** Writes snapshot.jpg and snapshot-clean.jpg beside outPath (the highlight), each renamed into place. */
@@ -47,6 +48,7 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
   const frame = bestFrame(analysis);
   const geometry = geometryOf(clip);
   const at = Math.max(0, Math.min(frame?.t ?? 0, Math.max(0, clip.duration - 0.05)));
+  const prepared = await preparedFrames(clip, outPath);
   const dir = path.dirname(outPath);
   const boxed = path.join(dir, SNAPSHOT_FILE);
   const clean = path.join(dir, CLEAN_SNAPSHOT_FILE);
@@ -60,9 +62,9 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
     await writeAndReadBack(dir, signal, () => runFfmpeg(
       [
         '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
-        '-ss', String(at), '-i', clip.path,
-        '-map', '0:v:0', '-frames:v', '1', '-vf', snapshotFilters(analysis, frame, geometry), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[0]!,
-        '-map', '0:v:0', '-frames:v', '1', '-vf', filter('scale', { w: geometry.width, h: geometry.height }), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[1]!,
+        ...(prepared ? preparedInput(prepared, at) : ['-ss', String(at), '-i', clip.path]),
+        '-map', '0:v:0', '-frames:v', '1', '-vf', snapshotFilters(analysis, frame, geometry, prepared !== undefined), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[0]!,
+        '-map', '0:v:0', '-frames:v', '1', '-vf', prepared ? 'null' : filter('scale', { w: geometry.width, h: geometry.height }), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[1]!,
       ],
       signal,
     ), complete);

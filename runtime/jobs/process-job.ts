@@ -1,20 +1,21 @@
 // One job, start to final: classify the stored clip, render its highlight,
 // then make the result final (which queues its deliveries).
 import fs from 'node:fs';
-import type { Analysis, CameraRules, ClipInfo } from '../core/analysis.js';
+import type { Analysis, CameraRules, ClipInfo, FrameCopy } from '../core/analysis.js';
 import { isDiskFull } from '../core/disk-full.js';
 import { ErrorCode, PipelineError, errorMessage } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
 import type { Logger } from '../core/log.js';
+import type { Semaphore } from '../core/semaphore.js';
 import type { ClassificationOutcome, ClassificationStore, ClassificationRow, VideoOutcome } from '../store/classifications.js';
 import type { MediaFiles } from '../store/media-files.js';
-import type { ClassifierSource, HighlightRenderer } from './stages.js';
+import type { ClassifierSource, HighlightStage } from './stages.js';
 
 export interface JobContext {
   store: ClassificationStore;
   files: MediaFiles;
   classifiers: ClassifierSource;
-  renderHighlight: HighlightRenderer | null;
+  highlight: HighlightStage | null;
   /** bounds how many highlights render at once, apart from the classification slots */
   renderSlots: Semaphore;
   maxAttempts: number;
@@ -23,37 +24,6 @@ export interface JobContext {
   bus?: EventBus;
   /** the masks, zones and label filters of a configured camera, by the clip's camera_id */
   cameraRules?: (cameraId: string) => CameraRules | undefined;
-}
-
-/** A counting semaphore. */
-export class Semaphore {
-  private waiting: Array<() => void> = [];
-  constructor(private free: number) {}
-  async acquire(signal?: AbortSignal): Promise<() => void> {
-    if (this.free > 0) this.free--;
-    else {
-      await new Promise<void>((resolve, reject) => {
-        const grant = () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        const onAbort = () => {
-          this.waiting = this.waiting.filter((w) => w !== grant);
-          reject(signal!.reason);
-        };
-        signal?.addEventListener('abort', onAbort, { once: true });
-        this.waiting.push(grant);
-      });
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
-    };
-  }
 }
 
 export type FinalInfo = { tenant: string; flow: string; errorCode: number };
@@ -89,17 +59,20 @@ export async function processJob(
   }
 
   const clip = clipOf(ctx, row);
+  // The highlight's frames, copied by the classification's decode. Kept when the job
+  // stops unfinished (a full volume, a shutdown): its next run may render from them.
+  const frames = ctx.highlight?.framesFor(clip, ctx.files.highlightPath(id));
   // A job interrupted after its classification was stored (e.g. while its
   // highlight rendered) resumes from the stored outcome instead of classifying again.
   let analysis = storedAnalysis(row);
   if (!alreadyClassified) {
     await ctx.store.markStarted(id);
-    analysis = await classifyClip(ctx, id, clip, signal, started, row.camera_id ? ctx.cameraRules?.(row.camera_id) : undefined);
+    analysis = await classifyClip(ctx, id, clip, signal, started, row.camera_id ? ctx.cameraRules?.(row.camera_id) : undefined, frames);
   }
   classified();
 
   let video: VideoOutcome;
-  if (analysis && ctx.renderHighlight) {
+  if (analysis && ctx.highlight) {
     const release = await ctx.renderSlots.acquire(signal);
     try {
       await ctx.store.markVideoProcessing(id);
@@ -108,21 +81,22 @@ export async function processJob(
       release();
     }
   } else {
-    video = noVideo(ctx.renderHighlight ? 'not rendered: the classification failed' : 'highlight rendering is disabled');
+    video = noVideo(ctx.highlight ? 'not rendered: the classification failed' : 'highlight rendering is disabled');
   }
+  if (frames) await fs.promises.rm(frames.path, { force: true }); // the folder is clean once the result is final
   return ctx.store.finalize(id, video, Date.now() - started);
 }
 
 /** Classifies and stores the outcome; returns the analysis when it succeeded. */
 async function classifyClip(
-  ctx: JobContext, id: string, clip: ClipInfo, signal: AbortSignal, started: number, rules: CameraRules | undefined,
+  ctx: JobContext, id: string, clip: ClipInfo, signal: AbortSignal, started: number, rules: CameraRules | undefined, frames: FrameCopy | undefined,
 ): Promise<Analysis | undefined> {
   let analysis: Analysis | undefined;
   let outcome: ClassificationOutcome;
   const lease = await ctx.classifiers.acquire().catch((err: unknown) => err as Error);
   try {
     if (lease instanceof Error) throw lease;
-    analysis = await lease.classifier.classify(clip, signal, rules);
+    analysis = await lease.classifier.classify(clip, signal, rules, frames);
     outcome = success(analysis);
     const { stats } = analysis;
     ctx.log.info('clip classified', {
@@ -138,7 +112,7 @@ async function classifyClip(
   } finally {
     if (!(lease instanceof Error)) lease.release();
   }
-  const willRender = analysis !== undefined && ctx.renderHighlight !== null;
+  const willRender = analysis !== undefined && ctx.highlight !== null;
   await ctx.store.saveOutcome(id, outcome, Date.now() - started, willRender ? 'queued' : 'error');
   return analysis;
 }
@@ -168,7 +142,7 @@ function clipOf(ctx: JobContext, row: ClassificationRow): ClipInfo {
 async function render(ctx: JobContext, id: string, clip: ClipInfo, analysis: Analysis, signal: AbortSignal): Promise<VideoOutcome> {
   const outPath = ctx.files.highlightPath(id);
   try {
-    const probed = await ctx.renderHighlight!({ clip, analysis, outPath, signal });
+    const probed = await ctx.highlight!.render({ clip, analysis, outPath, signal });
     // the snapshots rendered beside it count as highlight bytes (retention's byte bound)
     const sizes = await Promise.all([outPath, ctx.files.snapshotPath(id), ctx.files.snapshotPath(id, true)].map((f) => fs.promises.stat(f).then((s) => s.size, () => 0)));
     const size = sizes.reduce((a, b) => a + b, 0);

@@ -3,7 +3,7 @@
 // the decision. A clip without motion never reaches the networks.
 import { setMaxListeners } from 'node:events';
 import sharp from 'sharp';
-import type { Analysis, Box, CameraRules, ClipInfo, Classifier, Detection } from '../core/analysis.js';
+import type { Analysis, Box, CameraRules, ClipInfo, Classifier, Detection, FrameCopy } from '../core/analysis.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest, ModelEntry } from '../models/manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
@@ -73,10 +73,11 @@ export class ClipClassifier implements Classifier {
     return Math.min(...(detectors.length ? detectors : sides).map((s) => s.side));
   }
 
-  async classify(clip: ClipInfo, signal: AbortSignal, rules?: CameraRules): Promise<Analysis> {
+  async classify(clip: ClipInfo, signal: AbortSignal, rules?: CameraRules, copy?: FrameCopy): Promise<Analysis> {
     const started = performance.now();
     setMaxListeners(64, signal); // every queued inference of the clip listens for cancellation
-    const motion = await analyseMotion(clip.path, clip.width, clip.height, clip.duration, signal, rules?.masks).catch((err: unknown) => {
+    // The motion pass decodes every frame: the copy rides on it.
+    const motion = await analyseMotion(clip.path, clip.width, clip.height, clip.duration, signal, rules?.masks, copy).catch((err: unknown) => {
       if (err instanceof PipelineError || err instanceof CancelledError) throw err;
       throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
     });

@@ -2,6 +2,8 @@
 // filter chain (sampling, selection, scaling); frames come out as RGB or gray
 // buffers of a fixed size, one per yielded item.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { FrameCopy } from '../core/analysis.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import { ffmpegPath } from '../core/tools.js';
 
@@ -28,14 +30,25 @@ export interface FrameRequest {
   signal: AbortSignal;
   /** decoder options placed before -i */
   inputArgs?: string[];
+  /** the same decode also writes this copy of every frame (written whole or not at all) */
+  copy?: FrameCopy;
 }
 
 export async function* readFrames(request: FrameRequest): AsyncGenerator<Buffer> {
   const channels = request.pixelFormat === 'rgb24' ? 3 : 1;
   const frameBytes = request.width * request.height * channels;
+  const { copy } = request;
+  const output = ['-vsync', '0', '-pix_fmt', request.pixelFormat, '-f', 'rawvideo', 'pipe:1'];
+  // ffmpeg writes the copy itself: through this process it cost twice the decode's own time.
+  const part = copy && `${copy.path}.part`;
+  const outputs = copy
+    ? [
+      '-filter_complex', `[0:v]split=2[a][b];[a]${request.filters}[frames];[b]fps=${copy.fps},scale=${copy.width}:${copy.height}:flags=bicubic[copy]`,
+      '-map', '[frames]', ...output, '-map', '[copy]', '-vsync', '0', '-pix_fmt', 'yuv420p', '-f', 'rawvideo', '-y', part!,
+    ]
+    : ['-vf', request.filters, ...output];
   const child = spawn(ffmpegPath, [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input,
-    '-an', '-sn', '-dn', '-vf', request.filters, '-vsync', '0', '-pix_fmt', request.pixelFormat, '-f', 'rawvideo', 'pipe:1',
+    '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input, '-an', '-sn', '-dn', ...outputs,
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-2000); });
@@ -44,6 +57,7 @@ export async function* readFrames(request: FrameRequest): AsyncGenerator<Buffer>
   spawnError.catch(() => undefined);
   const kill = () => child.kill('SIGKILL');
   request.signal.addEventListener('abort', kill, { once: true });
+  let copied = false;
   try {
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -59,10 +73,25 @@ export async function* readFrames(request: FrameRequest): AsyncGenerator<Buffer>
       pending = all.length ? [Buffer.from(all)] : [];
       pendingBytes = all.length;
     }
-    checkExit(await Promise.race([exited, spawnError]), request.signal, stderr);
+    const code = await Promise.race([exited, spawnError]);
+    // a full volume stops the whole decode, not only the copy: the caller decodes again without it
+    if (copy && code !== 0 && !request.signal.aborted && /No space left on device|Disk quota exceeded/.test(stderr)) throw new CopyNotWritten(stderr);
+    checkExit(code, request.signal, stderr);
+    if (part) {
+      await fs.promises.rename(part, copy.path);
+      copied = true;
+    }
   } finally {
     request.signal.removeEventListener('abort', kill);
     if (child.exitCode === null) kill();
+    if (part && !copied) await fs.promises.rm(part, { force: true });
+  }
+}
+
+/** The decode stopped because its copy could not be written (a full volume); nothing is wrong with the clip. */
+export class CopyNotWritten extends Error {
+  constructor(stderr: string) {
+    super(`the frame copy could not be written: ${stderr.trim().split('\n').pop()}`);
   }
 }
 

@@ -5,9 +5,9 @@
 // Each sample is also compared with the clip's background (the median of its
 // frames): a slow walker at night changes little from one sample to the next
 // but stands out from the background the whole time.
-import type { Box, Polygon } from '../core/analysis.js';
+import type { Box, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
-import { exactScale, readFrames, scaledSize } from './frames.js';
+import { CopyNotWritten, exactScale, readFrames, scaledSize } from './frames.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -282,36 +282,50 @@ export function describePattern(samples: MotionSample[]): MotionPattern {
   return { moving: true, spread, fragmentation, oscillation, travel };
 }
 
-/** Runs the motion pass over the whole clip; masked pixels (the camera's masks) never count. */
+/**
+ * Runs the motion pass over the whole clip; masked pixels (the camera's masks) never count.
+ * A copy of the frames, when asked for, comes from the same decode; it carries the skipped
+ * deblocking too, which at a highlight's size measured 44 to 53 dB PSNR from a full decode
+ * on the real camera clips (well beyond what its own encoding keeps).
+ */
 export async function analyseMotion(
-  input: string, clipWidth: number, clipHeight: number, duration: number, signal: AbortSignal, masks: Polygon[] = [],
+  input: string, clipWidth: number, clipHeight: number, duration: number, signal: AbortSignal, masks: Polygon[] = [], copy?: FrameCopy,
 ): Promise<MotionAnalysis> {
   const { width, height } = scaledSize(clipWidth, clipHeight, WIDTH);
   const grid = pixelGrid(width, height);
   // Rasterised once per clip; a masked pixel is held at 0, so it neither changes nor stands out from the background.
   const masked = rasteriseMasks(masks, width, height);
-  const samples: MotionSample[] = [];
   const stride = Math.max(1, Math.ceil((duration * SAMPLE_FPS) / KEEP_FRAMES));
-  const kept: Array<{ sample: MotionSample; frame: Buffer }> = [];
-  let prev: Buffer | undefined;
-  let index = 0;
-  for await (const frame of readFrames({
-    input, width, height, pixelFormat: 'gray', signal,
-    // Motion needs no exact picture: skipping the deblocking filter decodes faster.
-    inputArgs: ['-skip_loop_filter', 'all', '-flags2', '+fast'],
-    filters: `fps=${SAMPLE_FPS},${exactScale(width, height, 'area')}`,
-  })) {
-    const cur = Buffer.from(frame);
-    if (masked) for (let i = 0; i < cur.length; i++) if (masked[i]) cur[i] = 0;
-    const empty = () => new Uint8Array(GRID_X * GRID_Y);
-    const sample: MotionSample = prev
-      ? { t: index / SAMPLE_FPS, ...compare(prev, cur, grid) }
-      : { t: 0, energy: 0, cells: empty(), solidCells: empty(), region: undefined, speckle: 0, foreground: empty() };
-    samples.push(sample);
-    if (index % stride === 0) kept.push({ sample, frame: cur });
-    prev = cur;
-    index++;
-  }
+  const pass = async (copy: FrameCopy | undefined) => {
+    const samples: MotionSample[] = [];
+    const kept: Array<{ sample: MotionSample; frame: Buffer }> = [];
+    let prev: Buffer | undefined;
+    let index = 0;
+    for await (const frame of readFrames({
+      input, width, height, pixelFormat: 'gray', signal,
+      // Motion needs no exact picture: skipping the deblocking filter decodes faster.
+      inputArgs: ['-skip_loop_filter', 'all', '-flags2', '+fast'],
+      filters: `fps=${SAMPLE_FPS},${exactScale(width, height, 'area')}`,
+      copy,
+    })) {
+      const cur = Buffer.from(frame);
+      if (masked) for (let i = 0; i < cur.length; i++) if (masked[i]) cur[i] = 0;
+      const empty = () => new Uint8Array(GRID_X * GRID_Y);
+      const sample: MotionSample = prev
+        ? { t: index / SAMPLE_FPS, ...compare(prev, cur, grid) }
+        : { t: 0, energy: 0, cells: empty(), solidCells: empty(), region: undefined, speckle: 0, foreground: empty() };
+      samples.push(sample);
+      if (index % stride === 0) kept.push({ sample, frame: cur });
+      prev = cur;
+      index++;
+    }
+    return { samples, kept };
+  };
+  // the copy only saves the highlight a decode: when it cannot be written, the pass goes on without it
+  const { samples, kept } = await pass(copy).catch((err: unknown) => {
+    if (err instanceof CopyNotWritten) return pass(undefined);
+    throw err;
+  });
   if (samples.length === 0) throw new Error('the clip has no frames');
   addForeground(kept, grid);
   return { samples, pattern: describePattern(samples) };

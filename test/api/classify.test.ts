@@ -103,6 +103,8 @@ describe('classification API', function () {
     expect(result.camera_id).to.equal('3');
     const polled = await daemon.waitForResult(result.id);
     expect(polled).to.deep.equal(result);
+    // the highlight's frames prepared by the classification are gone with the final result
+    expect(fs.readdirSync(path.join(daemon.dataDir, 'media', result.id)).sort()).to.deep.equal([result.video.filename, 'highlight.mp4', 'snapshot-clean.jpg', 'snapshot.jpg'].sort());
   });
 
   it('accepts the raw clip as the body, with metadata in query parameters', async () => {

@@ -94,7 +94,12 @@ const SAME_SIZE = 1.25;
 const STILL_APART_S = 0.5;
 /** Share of a box's grid cells that must move: a person is thin in the grid, a vehicle moves as a block. */
 const MOVING_SHARE: Partial<Record<ServiceLabel, number>> = { person: 0.1, vehicule: 0.3 };
-/** A person or vehicle seen in this many chosen frames at risk.confirm_score or more counts as found (dark or far walkers). */
+/**
+ * A person or vehicle seen in this many chosen frames counts as found (dark or far walkers, cars
+ * from above) when one of them saw it at risk.confirm_score or more: a hysteresis, the other
+ * sightings need only be kept by their model (its min_score), so one step of a quantized
+ * detector's output in one frame does not decide the clip.
+ */
 const AGREEING_FRAMES = 2;
 
 /**
@@ -125,8 +130,10 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   // car seen from above), counts as found: agreement across frames stands in for one sure frame.
   const { confirm_score: unsure } = manifest.risk;
   const intruders = rules?.intrusionLabels ?? manifest.risk.intrusion_labels;
-  const agreed = new Set(intruders.filter((label) =>
-    frames.filter((f) => f.detections.some((d) => d.label === label && d.score >= unsure)).length >= AGREEING_FRAMES));
+  const agreed = new Set(intruders.filter((label) => {
+    const sightings = frames.map((f) => Math.max(0, ...f.detections.filter((d) => d.label === label).map((d) => d.score))).filter((s) => s > 0);
+    return sightings.length >= AGREEING_FRAMES && Math.max(...sightings) >= unsure;
+  }));
   const counts = (label: ServiceLabel, score: number) =>
     labelAllowed(label, score, rules) && (score >= threshold(label) || (agreed.has(label) && score >= unsure));
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => counts(l, scores[l]!));

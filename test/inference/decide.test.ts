@@ -92,6 +92,22 @@ describe('decision rules', () => {
     expect(d.risk).to.equal('intrusion');
   });
 
+  it('agreement is a hysteresis: one frame at confirm_score and one that merely saw it; never two mere sightings, nor one frame alone', () => {
+    const car = (x: number): Box => ({ x, y: 0.2, w: 0.3, h: 0.3 });
+    const seen = (scores: number[]) => decide(scores.map((score, i) => frame(i * 3, [{ label: 'vehicule', score, box: car(0.05 + i * 0.3) }], car(0.05 + i * 0.3))), pattern, manifest);
+    // a car from above, one detector step either side of confirm_score in one frame: the same answer
+    for (const scores of [[0.42, 0.34], [0.34, 0.42], [0.43, 0.41]]) {
+      const d = seen(scores);
+      expect(d.labels, `vehicule at ${scores}`).to.include.members(['vehicule', 'intrusion']);
+      expect(d.scores.vehicule).to.equal(Math.max(...scores));
+    }
+    for (const scores of [[0.38, 0.34], [0.42]]) {
+      const d = seen(scores);
+      expect(d.labels, `vehicule at ${scores}`).to.not.include('vehicule');
+      expect(d.risk).to.equal('safe');
+    }
+  });
+
   it('a person box filling the frame where an animal is seen: the animal, not a person', () => {
     const whole: Box = { x: 0.02, y: 0.02, w: 0.96, h: 0.96 };
     const frames = [0, 1.5].map((t) => frame(t, [{ label: 'person', score: 0.66, box: whole }], whole, { animal: 0.9 }));

@@ -37,6 +37,7 @@ const CLIPS = [
   'indoor_plants.mp4',
   'real/corridor_two_walkers.mp4',
   'real/lot_car_cyclist_walker.mp4',
+  'real/parking_overhead_cars.mp4',
   'real/indoor_empty_room.mp4',
 ];
 const SYNC_CLIP = 'real/store_aisle_shoppers.mp4';

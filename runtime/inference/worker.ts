@@ -6,6 +6,7 @@
 // Frames arrive over IPC and are written straight into the input tensor.
 import fs from 'node:fs';
 import { TFLiteNodeModelRunner } from 'tfjs-tflite-node';
+import { trimCHeap } from '../core/malloc-trim.js';
 import type { InferenceOutput, Warmup, WorkerModel, WorkerReply, WorkerRequest } from './protocol.js';
 
 type Runner = InstanceType<typeof TFLiteNodeModelRunner>;
@@ -37,12 +38,16 @@ const reply = (message: WorkerReply) => process.send!(message);
 // Typed arrays (every frame in, every tensor out) live outside V8's heap, and
 // with so little JavaScript allocation V8 collects them late: an idle worker
 // would hold the buffers of its last few hundred inferences. One collection
-// once idle (a few milliseconds on this small heap) gives them back.
+// once idle (a few milliseconds on this small heap) gives them back, and
+// glibc then returns what the interpreter and IPC freed (core/malloc-trim.ts).
 const IDLE_GC_MS = 1000;
 let idleTimer: NodeJS.Timeout | undefined;
 function collectWhenIdle(): void {
   clearTimeout(idleTimer);
-  idleTimer = setTimeout(() => globalThis.gc?.(), IDLE_GC_MS);
+  idleTimer = setTimeout(() => {
+    globalThis.gc?.();
+    trimCHeap();
+  }, IDLE_GC_MS);
 }
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

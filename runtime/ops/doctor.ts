@@ -12,6 +12,7 @@ import mqtt from 'mqtt';
 import sqlite3 from 'sqlite3';
 import type { Config } from '../config/schema.js';
 import { silentLogger } from '../core/log.js';
+import { trimCHeap } from '../core/malloc-trim.js';
 import { ffmpegPath, ffprobePath } from '../core/tools.js';
 import { clientOptions, gatewayIdOf, mqttTopics } from '../delivery/mqtt-publisher.js';
 import { captionFont } from '../highlight/font.js';
@@ -81,6 +82,14 @@ export function doctorChecks(config: Config): Array<[string, Check]> {
       return { check: 'ffmpeg', ok: true, detail: `${ff}; ${fp}` };
     }],
     ['font', async () => ({ check: 'font', ok: fs.existsSync(captionFont()), detail: captionFont(), fix: 'reinstall the runtime (npm ci installs dejavu-fonts-ttf)' })],
+    ['memory', async () => {
+      const trims = trimCHeap();
+      return {
+        check: 'memory', ok: trims,
+        detail: trims ? 'free C heap memory is given back once idle (glibc malloc_trim)' : 'the C heap cannot be trimmed here: idle processes keep freed memory',
+        fix: 'reinstall the runtime for this architecture (the koffi package calls glibc); a system without glibc cannot trim',
+      };
+    }],
     ['accelerator', async () => {
       const library = findEdgeTpuLibrary();
       const wantsTpu = config.inference.device === 'edgetpu';

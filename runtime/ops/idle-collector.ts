@@ -2,10 +2,12 @@
 // crops and the encoders' output are buffers outside V8's heap, which V8
 // collects only under allocation pressure: after a burst, an idle daemon would
 // keep them for hours. When no job has run for a moment, one full collection
-// (milliseconds on the daemon's heap) frees them. It needs gc exposed
+// (milliseconds on the daemon's heap) frees them, and glibc is then asked to
+// give what was freed back to the system. It needs gc exposed
 // (NODE_OPTIONS=--expose-gc, as the systemd unit sets); without it, nothing.
 import type { EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
+import { trimCHeap } from '../core/malloc-trim.js';
 
 const IDLE_MS = 2000;
 
@@ -29,7 +31,12 @@ export class IdleCollector implements Feature {
 
   private schedule(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => (this.deps.busy() ? this.schedule() : globalThis.gc?.()), IDLE_MS);
+    this.timer = setTimeout(() => (this.deps.busy() ? this.schedule() : collect()), IDLE_MS);
     this.timer.unref();
   }
+}
+
+function collect(): void {
+  globalThis.gc?.();
+  trimCHeap();
 }

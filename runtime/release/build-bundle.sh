@@ -48,7 +48,7 @@ say "npm ci --omit=dev for linux/$ARCH"
 
 # The prebuilt per-architecture parts npm packages ship: they must be there.
 for pkg in "@img/sharp-linux-$ARCH" "@img/sharp-libvips-linux-$ARCH" \
-           "@ffmpeg-installer/linux-$ARCH" "@ffprobe-installer/linux-$ARCH"; do
+           "@ffmpeg-installer/linux-$ARCH" "@ffprobe-installer/linux-$ARCH" "@koromix/koffi-linux-$ARCH"; do
   [ -d "$STAGE/node_modules/$pkg" ] || { echo "build-bundle: $pkg missing from the production tree" >&2; exit 1; }
 done
 # their postinstall (skipped with the other scripts) only makes the binaries executable

@@ -55,6 +55,7 @@ describe('vigil doctor', function () {
       const second = await doctor(config);
       expect(second.stdout).to.match(/^ok\s+model\s+tiny@1\.0\.0 loads and runs on cpu/m);
       expect(second.stdout).to.match(/^ok\s+disk\s+/m);
+      expect(second.stdout).to.match(/^ok\s+memory\s+free C heap memory is given back once idle/m);
       expect(second.code, second.stdout).to.equal(0);
     } finally {
       receiver.close();

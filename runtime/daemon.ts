@@ -75,7 +75,7 @@ export class Daemon {
     const runner = new JobRunner(
       {
         store, files, classifiers,
-        highlight: highlightStage,
+        highlight: highlightStage(config.retention.min_free_bytes),
         renderSlots: new Semaphore(config.jobs.render_concurrency),
         maxAttempts: config.jobs.max_attempts,
         log: log.child('jobs'),

@@ -30,6 +30,22 @@ export function frameBytes(size: { width: number; height: number }): number {
   return (size.width * size.height * 3) / 2;
 }
 
+/**
+ * framesFor, when the data volume keeps at least `keepFreeBytes` (retention's floor) beside the
+ * copy: on a nearly full volume the copy would take the room uploads and the database need.
+ */
+export function framesWithRoom(clip: Pick<ClipInfo, 'width' | 'height' | 'fps' | 'duration'>, outPath: string, keepFreeBytes: number): FrameCopy | undefined {
+  const frames = framesFor(clip, outPath);
+  if (!frames) return undefined;
+  const bytes = Math.ceil(clip.duration * frames.fps) * frameBytes(frames);
+  try {
+    const volume = fs.statfsSync(path.dirname(outPath));
+    return volume.bavail * volume.bsize - bytes >= keepFreeBytes ? frames : undefined;
+  } catch {
+    return undefined; // the folder is gone (deleted meanwhile): nothing to prepare
+  }
+}
+
 /** The prepared frames of this render when they were written whole (at least one frame). */
 export async function preparedFrames(clip: ClipInfo, outPath: string): Promise<FrameCopy | undefined> {
   const frames = framesFor(clip, outPath);

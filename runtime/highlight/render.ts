@@ -14,7 +14,7 @@ import type { HighlightRenderer, HighlightRequest, HighlightStage } from '../job
 import { buildFilterChain, geometryOf } from './filters.js';
 import { captionFont } from './font.js';
 import { planHighlight } from './plan.js';
-import { framesFor, preparedFrames, preparedInput } from './prepared-frames.js';
+import { framesWithRoom, preparedFrames, preparedInput } from './prepared-frames.js';
 import { renderSnapshots } from './snapshot.js';
 
 /** A render that takes longer than this is stuck (a 10 s cut takes seconds even on a Pi). */
@@ -31,8 +31,10 @@ export const renderHighlight: HighlightRenderer = async (request) => {
   return video.value;
 };
 
-/** The highlight stage of a job: frames prepared by the classification, then the render. */
-export const highlightStage: HighlightStage = { framesFor, render: renderHighlight };
+/** The highlight stage of a job: frames prepared by the classification (where the volume has room beside its floor), then the render. */
+export function highlightStage(keepFreeBytes: number): HighlightStage {
+  return { framesFor: (clip, outPath) => framesWithRoom(clip, outPath, keepFreeBytes), render: renderHighlight };
+}
 
 /** Writes the highlight video to outPath; answers its facts as probed. */
 export async function renderHighlightVideo({ clip, analysis, outPath, signal }: HighlightRequest): Promise<ClipInfo> {

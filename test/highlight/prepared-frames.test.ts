@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type { Box, ClipInfo } from '../../runtime/core/analysis.js';
 import { ffmpegPath } from '../../runtime/core/tools.js';
 import { geometryOf } from '../../runtime/highlight/filters.js';
-import { frameBytes, framesFor, MAX_COPY_BYTES, preparedFrames } from '../../runtime/highlight/prepared-frames.js';
+import { frameBytes, framesFor, framesWithRoom, MAX_COPY_BYTES, preparedFrames } from '../../runtime/highlight/prepared-frames.js';
 import { renderHighlight } from '../../runtime/highlight/render.js';
 import { analyseMotion } from '../../runtime/pipeline/motion.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
@@ -61,9 +61,13 @@ describe('highlight frames prepared by the classification', function () {
     expect(fs.readdirSync(folder), 'no partial file left').to.deep.equal([path.basename(copy.path)]);
   });
 
-  it('are not asked of a clip too long to copy whole: its render decodes its cut', () => {
+  it('are not asked of a clip too long to copy whole, nor where the volume would keep less than its floor', () => {
     const long = { ...clip, duration: 600 };
     expect(framesFor(long, path.join(dir, 'highlight.mp4'))).to.equal(undefined);
+    const free = fs.statfsSync(dir).bavail * fs.statfsSync(dir).bsize;
+    expect(framesWithRoom(clip, path.join(dir, 'highlight.mp4'), 0)).to.deep.equal(framesFor(clip, path.join(dir, 'highlight.mp4')));
+    expect(framesWithRoom(clip, path.join(dir, 'highlight.mp4'), free), 'the copy would eat into the floor').to.equal(undefined);
+    expect(framesWithRoom(clip, path.join(dir, 'gone', 'highlight.mp4'), 0), 'a folder deleted meanwhile').to.equal(undefined);
     const { width, height, fps } = geometryOf(clip);
     expect(Math.ceil(clip.duration * fps) * frameBytes({ width, height })).to.be.below(MAX_COPY_BYTES);
   });

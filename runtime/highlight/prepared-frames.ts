@@ -31,8 +31,15 @@ export function frameBytes(size: { width: number; height: number }): number {
 }
 
 /**
- * framesFor, when the data volume keeps at least `keepFreeBytes` (retention's floor) beside the
- * copy: on a nearly full volume the copy would take the room uploads and the database need.
+ * A copy takes at most this share of the room above retention's floor: a few jobs' copies at once
+ * leave uploads and the database most of it (a 24 MB volume with 20 MB free made uploads wait).
+ */
+const ROOM_PER_COPY = 8;
+
+/**
+ * framesFor, when the data volume has room for it: at least ROOM_PER_COPY times its size above
+ * `keepFreeBytes` (retention's floor). On a nearly full volume the copy would take the room
+ * uploads and the database need, and be refused or fail anyway.
  */
 export function framesWithRoom(clip: Pick<ClipInfo, 'width' | 'height' | 'fps' | 'duration'>, outPath: string, keepFreeBytes: number): FrameCopy | undefined {
   const frames = framesFor(clip, outPath);
@@ -40,7 +47,7 @@ export function framesWithRoom(clip: Pick<ClipInfo, 'width' | 'height' | 'fps' |
   const bytes = Math.ceil(clip.duration * frames.fps) * frameBytes(frames);
   try {
     const volume = fs.statfsSync(path.dirname(outPath));
-    return volume.bavail * volume.bsize - bytes >= keepFreeBytes ? frames : undefined;
+    return volume.bavail * volume.bsize - keepFreeBytes >= ROOM_PER_COPY * bytes ? frames : undefined;
   } catch {
     return undefined; // the folder is gone (deleted meanwhile): nothing to prepare
   }

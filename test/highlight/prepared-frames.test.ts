@@ -67,6 +67,8 @@ describe('highlight frames prepared by the classification', function () {
     const free = fs.statfsSync(dir).bavail * fs.statfsSync(dir).bsize;
     expect(framesWithRoom(clip, path.join(dir, 'highlight.mp4'), 0)).to.deep.equal(framesFor(clip, path.join(dir, 'highlight.mp4')));
     expect(framesWithRoom(clip, path.join(dir, 'highlight.mp4'), free), 'the copy would eat into the floor').to.equal(undefined);
+    const copyBytes = Math.ceil(clip.duration * 10) * frameBytes(geometryOf(clip));
+    expect(framesWithRoom(clip, path.join(dir, 'highlight.mp4'), free - 2 * copyBytes), 'a copy taking half the room above the floor').to.equal(undefined);
     expect(framesWithRoom(clip, path.join(dir, 'gone', 'highlight.mp4'), 0), 'a folder deleted meanwhile').to.equal(undefined);
     const { width, height, fps } = geometryOf(clip);
     expect(Math.ceil(clip.duration * fps) * frameBytes({ width, height })).to.be.below(MAX_COPY_BYTES);

@@ -30,25 +30,14 @@ export interface FrameRequest {
   signal: AbortSignal;
   /** decoder options placed before -i */
   inputArgs?: string[];
-  /** the same decode also writes this copy of every frame (written whole or not at all) */
-  copy?: FrameCopy;
 }
 
 export async function* readFrames(request: FrameRequest): AsyncGenerator<Buffer> {
   const channels = request.pixelFormat === 'rgb24' ? 3 : 1;
   const frameBytes = request.width * request.height * channels;
-  const { copy } = request;
-  const output = ['-vsync', '0', '-pix_fmt', request.pixelFormat, '-f', 'rawvideo', 'pipe:1'];
-  // ffmpeg writes the copy itself: through this process it cost twice the decode's own time.
-  const part = copy && `${copy.path}.part`;
-  const outputs = copy
-    ? [
-      '-filter_complex', `[0:v]split=2[a][b];[a]${request.filters}[frames];[b]fps=${copy.fps},scale=${copy.width}:${copy.height}:flags=bicubic[copy]`,
-      '-map', '[frames]', ...output, '-map', '[copy]', '-vsync', '0', '-pix_fmt', 'yuv420p', '-f', 'rawvideo', '-y', part!,
-    ]
-    : ['-vf', request.filters, ...output];
   const child = spawn(ffmpegPath, [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input, '-an', '-sn', '-dn', ...outputs,
+    '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input,
+    '-an', '-sn', '-dn', '-vf', request.filters, '-vsync', '0', '-pix_fmt', request.pixelFormat, '-f', 'rawvideo', 'pipe:1',
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-2000); });
@@ -57,7 +46,6 @@ export async function* readFrames(request: FrameRequest): AsyncGenerator<Buffer>
   spawnError.catch(() => undefined);
   const kill = () => child.kill('SIGKILL');
   request.signal.addEventListener('abort', kill, { once: true });
-  let copied = false;
   try {
     let pending: Buffer[] = [];
     let pendingBytes = 0;
@@ -73,18 +61,10 @@ export async function* readFrames(request: FrameRequest): AsyncGenerator<Buffer>
       pending = all.length ? [Buffer.from(all)] : [];
       pendingBytes = all.length;
     }
-    const code = await Promise.race([exited, spawnError]);
-    // a full volume stops the whole decode, not only the copy: the caller decodes again without it
-    if (copy && code !== 0 && !request.signal.aborted && /No space left on device|Disk quota exceeded/.test(stderr)) throw new CopyNotWritten(stderr);
-    checkExit(code, request.signal, stderr);
-    if (part) {
-      await fs.promises.rename(part, copy.path);
-      copied = true;
-    }
+    checkExit(await Promise.race([exited, spawnError]), request.signal, stderr);
   } finally {
     request.signal.removeEventListener('abort', kill);
     if (child.exitCode === null) kill();
-    if (part && !copied) await fs.promises.rm(part, { force: true });
   }
 }
 
@@ -115,11 +95,15 @@ export interface FrameSetRequest {
   filters: string;
   /** one RGB output per size: each selected frame comes out once at every size */
   sizes: Array<{ width: number; height: number }>;
+  /** an output before the RGB ones: gray at this size, on the exact area scaler (the motion pass's frames) */
+  gray?: { width: number; height: number };
   /** the clip's decoded size: an output of that size is only converted (without it, every output is taken as resized) */
   source?: { width: number; height: number };
   signal: AbortSignal;
   /** decoder options placed before -i */
   inputArgs?: string[];
+  /** the same decode also writes this copy of the frames, before `filters` (written whole or not at all) */
+  copy?: FrameCopy;
 }
 
 /**
@@ -136,19 +120,29 @@ function outputScale(size: { width: number; height: number }, source?: { width: 
 
 /**
  * Every selected frame at several sizes from one decode: ffmpeg splits the
- * stream and scales each branch, writing raw RGB to its own pipe (fd 1, 3,
- * 4, ...). Yields one buffer per size for each frame, in order.
+ * stream and scales each branch, writing raw frames to its own pipe (fd 1, 3,
+ * 4, ...). Yields one buffer per output for each frame, in order: the gray one
+ * first when asked for, then one per size.
  */
 export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<Buffer[]> {
-  const n = request.sizes.length;
-  const labels = request.sizes.map((_, i) => `o${i}`);
-  const graph = `[0:v]${request.filters},split=${n}${labels.map((l) => `[${l}]`).join('')};` +
-    request.sizes.map((s, i) => `[${labels[i]}]${outputScale(s, request.source)}[s${i}]`).join(';');
-  const fds = request.sizes.map((_, i) => (i === 0 ? 1 : i + 2));
-  const outputs = fds.flatMap((fd, i) => ['-map', `[s${i}]`, '-vsync', '0', '-pix_fmt', 'rgb24', '-f', 'rawvideo', `pipe:${fd}`]);
-  const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', ...request.sizes.slice(1).map(() => 'pipe' as const)];
+  const outputs = [
+    ...(request.gray ? [{ ...request.gray, filter: exactScale(request.gray.width, request.gray.height, 'area'), pixelFormat: 'gray', channels: 1 }] : []),
+    ...request.sizes.map((size) => ({ ...size, filter: outputScale(size, request.source), pixelFormat: 'rgb24', channels: 3 })),
+  ];
+  const n = outputs.length;
+  const { copy } = request;
+  const labels = outputs.map((_, i) => `o${i}`);
+  // ffmpeg writes the copy itself: through this process it cost twice the decode's own time.
+  const part = copy && `${copy.path}.part`;
+  const graph = (copy ? `[0:v]split=2[main][c];[c]fps=${copy.fps},scale=${copy.width}:${copy.height}:flags=bicubic[copy];[main]` : '[0:v]') +
+    `${request.filters},split=${n}${labels.map((l) => `[${l}]`).join('')};` +
+    outputs.map((o, i) => `[${labels[i]}]${o.filter}[s${i}]`).join(';');
+  const fds = outputs.map((_, i) => (i === 0 ? 1 : i + 2));
+  const args = fds.flatMap((fd, i) => ['-map', `[s${i}]`, '-vsync', '0', '-pix_fmt', outputs[i]!.pixelFormat, '-f', 'rawvideo', `pipe:${fd}`]);
+  if (part) args.push('-map', '[copy]', '-vsync', '0', '-pix_fmt', 'yuv420p', '-f', 'rawvideo', '-y', part);
+  const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', ...outputs.slice(1).map(() => 'pipe' as const)];
   const child = spawn(ffmpegPath, [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input, '-an', '-sn', '-dn', '-filter_complex', graph, ...outputs,
+    '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input, '-an', '-sn', '-dn', '-filter_complex', graph, ...args,
   ], { stdio });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-2000); });
@@ -158,11 +152,11 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
   request.signal.addEventListener('abort', kill, { once: true });
 
   // Every pipe is drained as data comes (ffmpeg would stall on a full one); frames wait in queues.
-  const queues: Buffer[][] = request.sizes.map(() => []);
+  const queues: Buffer[][] = outputs.map(() => []);
   let wake: (() => void) | undefined;
   let open = n;
-  request.sizes.forEach((size, i) => {
-    const frameBytes = size.width * size.height * 3;
+  outputs.forEach((output, i) => {
+    const frameBytes = output.width * output.height * output.channels;
     // Chunks are gathered and joined once per frame (not re-copied on every chunk).
     let chunks: Buffer[] = [];
     let buffered = 0;
@@ -185,6 +179,7 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
       wake?.();
     });
   });
+  let copied = false;
   try {
     for (;;) {
       if (queues.every((q) => q.length > 0)) {
@@ -195,9 +190,17 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
     }
-    checkExit(await exited, request.signal, stderr);
+    const code = await exited;
+    // a full volume stops the whole decode, not only the copy: the caller decodes again without it
+    if (part && code !== 0 && !request.signal.aborted && /No space left on device|Disk quota exceeded/.test(stderr)) throw new CopyNotWritten(stderr);
+    checkExit(code, request.signal, stderr);
+    if (part) {
+      await fs.promises.rename(part, copy.path);
+      copied = true;
+    }
   } finally {
     request.signal.removeEventListener('abort', kill);
     if (child.exitCode === null) kill();
+    if (part && !copied) await fs.promises.rm(part, { force: true });
   }
 }

@@ -5,9 +5,9 @@
 // Each sample is also compared with the clip's background (the median of its
 // frames): a slow walker at night changes little from one sample to the next
 // but stands out from the background the whole time.
-import type { Box, FrameCopy, Polygon } from '../core/analysis.js';
+import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
-import { CopyNotWritten, exactScale, readFrames, scaledSize } from './frames.js';
+import { CopyNotWritten, readFrameSets, scaledSize } from './frames.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -62,6 +62,8 @@ export interface MotionPattern {
 export interface MotionAnalysis {
   samples: MotionSample[];
   pattern: MotionPattern;
+  /** per sample, its frame at each of MotionOptions.keep's sizes, when asked for */
+  frames?: Buffer[][];
 }
 
 export const MOTION_GRID = { x: GRID_X, y: GRID_Y };
@@ -282,34 +284,48 @@ export function describePattern(samples: MotionSample[]): MotionPattern {
   return { moving: true, spread, fragmentation, oscillation, travel };
 }
 
+export interface MotionOptions {
+  /** the camera's masks: masked pixels never count */
+  masks?: Polygon[];
+  /** a copy of the frames to write from the same decode (the highlight's) */
+  copy?: FrameCopy;
+  /** every sample also at these RGB sizes, kept in `MotionAnalysis.frames` (a small clip's chosen frames: no second decode) */
+  keep?: { sizes: Array<{ width: number; height: number }>; source: { width: number; height: number } };
+}
+
 /**
- * Runs the motion pass over the whole clip; masked pixels (the camera's masks) never count.
+ * Runs the motion pass over the whole clip.
  * A copy of the frames, when asked for, comes from the same decode; it carries the skipped
  * deblocking too, which at a highlight's size measured 44 to 53 dB PSNR from a full decode
- * on the real camera clips (well beyond what its own encoding keeps).
+ * on the real camera clips (well beyond what its own encoding keeps). Samples kept at other
+ * sizes are for the networks: that decode is a full one, as the chosen frames' own would be.
  */
 export async function analyseMotion(
-  input: string, clipWidth: number, clipHeight: number, duration: number, signal: AbortSignal, masks: Polygon[] = [], copy?: FrameCopy,
+  clip: Pick<ClipInfo, 'path' | 'width' | 'height' | 'duration'>, signal: AbortSignal, options: MotionOptions = {},
 ): Promise<MotionAnalysis> {
-  const { width, height } = scaledSize(clipWidth, clipHeight, WIDTH);
+  const { width, height } = scaledSize(clip.width, clip.height, WIDTH);
   const grid = pixelGrid(width, height);
   // Rasterised once per clip; a masked pixel is held at 0, so it neither changes nor stands out from the background.
-  const masked = rasteriseMasks(masks, width, height);
-  const stride = Math.max(1, Math.ceil((duration * SAMPLE_FPS) / KEEP_FRAMES));
+  const masked = rasteriseMasks(options.masks ?? [], width, height);
+  const stride = Math.max(1, Math.ceil((clip.duration * SAMPLE_FPS) / KEEP_FRAMES));
+  const { keep } = options;
   const pass = async (copy: FrameCopy | undefined) => {
     const samples: MotionSample[] = [];
     const kept: Array<{ sample: MotionSample; frame: Buffer }> = [];
+    const frames: Buffer[][] = [];
     let prev: Buffer | undefined;
     let index = 0;
-    for await (const frame of readFrames({
-      input, width, height, pixelFormat: 'gray', signal,
-      // Motion needs no exact picture: skipping the deblocking filter decodes faster.
-      inputArgs: ['-skip_loop_filter', 'all', '-flags2', '+fast'],
-      filters: `fps=${SAMPLE_FPS},${exactScale(width, height, 'area')}`,
-      copy,
+    for await (const [gray, ...views] of readFrameSets({
+      input: clip.path, gray: { width, height }, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
+      // Motion needs no exact picture: skipping the deblocking filter decodes faster (not for frames
+      // the networks see). Samples kept means a small clip, whose frames decode faster on one
+      // thread than with frame threads (about 10 % for a 320x240 clip).
+      inputArgs: keep ? ['-threads', '1'] : ['-skip_loop_filter', 'all', '-flags2', '+fast'],
+      filters: `fps=${SAMPLE_FPS}`,
     })) {
-      const cur = Buffer.from(frame);
+      const cur = Buffer.from(gray!);
       if (masked) for (let i = 0; i < cur.length; i++) if (masked[i]) cur[i] = 0;
+      if (keep) frames.push(views);
       const empty = () => new Uint8Array(GRID_X * GRID_Y);
       const sample: MotionSample = prev
         ? { t: index / SAMPLE_FPS, ...compare(prev, cur, grid) }
@@ -319,14 +335,14 @@ export async function analyseMotion(
       prev = cur;
       index++;
     }
-    return { samples, kept };
+    return { samples, kept, frames };
   };
   // the copy only saves the highlight a decode: when it cannot be written, the pass goes on without it
-  const { samples, kept } = await pass(copy).catch((err: unknown) => {
+  const { samples, kept, frames } = await pass(options.copy).catch((err: unknown) => {
     if (err instanceof CopyNotWritten) return pass(undefined);
     throw err;
   });
   if (samples.length === 0) throw new Error('the clip has no frames');
   addForeground(kept, grid);
-  return { samples, pattern: describePattern(samples) };
+  return { samples, pattern: describePattern(samples), ...(keep ? { frames } : {}) };
 }

@@ -50,7 +50,7 @@ describe('highlight frames prepared by the classification', function () {
     expect(copy).to.include({ width, height, fps });
     expect(fps).to.equal(10);
 
-    const [alone, withCopy] = [await analyseMotion(pan, clip.width, clip.height, clip.duration, signal()), await analyseMotion(pan, clip.width, clip.height, clip.duration, signal(), [], copy)];
+    const [alone, withCopy] = [await analyseMotion(clip, signal()), await analyseMotion(clip, signal(), { copy })];
     expect(withCopy.samples.map((s) => s.energy)).to.deep.equal(alone.samples.map((s) => s.energy));
     expect(withCopy.pattern).to.deep.equal(alone.pattern);
 
@@ -80,7 +80,7 @@ describe('highlight frames prepared by the classification', function () {
     const fromClip = fs.mkdtempSync(path.join(dir, 'clip-'));
     const fromCopy = fs.mkdtempSync(path.join(dir, 'copy-'));
     const copy = framesFor(clip, path.join(fromCopy, 'highlight.mp4'))!;
-    await analyseMotion(pan, clip.width, clip.height, clip.duration, signal(), [], copy);
+    await analyseMotion(clip, signal(), { copy });
 
     const [a, b] = [path.join(fromClip, 'highlight.mp4'), path.join(fromCopy, 'highlight.mp4')];
     const [written, prepared] = [await renderHighlight({ clip, analysis, outPath: a, signal: signal() }), await renderHighlight({ clip, analysis, outPath: b, signal: signal() })];
@@ -112,8 +112,8 @@ describe('highlight frames prepared by the classification', function () {
     try {
       const copy = framesFor(clip, path.join(point, 'highlight.mp4'))!;
       expect(Math.ceil(clip.duration * copy.fps) * frameBytes(copy), 'the copy does not fit').to.be.above(2 * 1024 * 1024);
-      const alone = await analyseMotion(pan, clip.width, clip.height, clip.duration, signal());
-      const withCopy = await analyseMotion(pan, clip.width, clip.height, clip.duration, signal(), [], copy);
+      const alone = await analyseMotion(clip, signal());
+      const withCopy = await analyseMotion(clip, signal(), { copy });
       expect(withCopy.samples.map((s) => s.energy)).to.deep.equal(alone.samples.map((s) => s.energy));
       expect(fs.readdirSync(point), 'neither the copy nor a part of it is left').to.deep.equal([]);
       expect(await preparedFrames(clip, path.join(point, 'highlight.mp4'))).to.equal(undefined);
@@ -128,7 +128,7 @@ describe('highlight frames prepared by the classification', function () {
     const fromClip = fs.mkdtempSync(path.join(dir, 'long-clip-'));
     const fromCopy = fs.mkdtempSync(path.join(dir, 'long-copy-'));
     const copy = framesFor(long, path.join(fromCopy, 'highlight.mp4'))!;
-    await analyseMotion(long.path, long.width, long.height, long.duration, signal(), [], copy);
+    await analyseMotion(long, signal(), { copy });
     const [a, b] = [path.join(fromClip, 'highlight.mp4'), path.join(fromCopy, 'highlight.mp4')];
     const written = await renderHighlight({ clip: long, analysis, outPath: a, signal: signal() });
     const prepared = await renderHighlight({ clip: long, analysis, outPath: b, signal: signal() });

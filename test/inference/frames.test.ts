@@ -4,6 +4,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { PipelineError } from '../../runtime/core/errors.js';
 import { exactScale, readFrames, readFrameSets } from '../../runtime/pipeline/frames.js';
+import { analyseMotion, SAMPLE_FPS } from '../../runtime/pipeline/motion.js';
+import { probeClip } from '../../runtime/pipeline/probe.js';
 import { media } from '../support/paths.js';
 import { tempDir } from '../support/clips.js';
 
@@ -49,6 +51,24 @@ describe('frames decoded once at several sizes', () => {
         alone.push(Buffer.from(f));
       }
       expect(alone.map((f, j) => f.equals(sets[j]![i]!)), scale).to.deep.equal([true, true, true]);
+    }
+  });
+
+  it('a small clip\'s samples kept by the motion pass are the bytes the chosen frames\' own decode gives', async () => {
+    const signal = new AbortController().signal;
+    const clip = await probeClip(media('indoor_plants.mp4'));
+    const sizes = [{ width: clip.width, height: clip.height }, { width: 300, height: 300 }, { width: 224, height: 224 }];
+    const motion = await analyseMotion(clip, signal, { keep: { sizes, source: clip } });
+    const alone = await analyseMotion(clip, signal);
+    expect(motion.frames).to.have.length(motion.samples.length);
+    expect(alone.frames).to.equal(undefined);
+    expect(motion.samples.length).to.equal(alone.samples.length);
+    // the chosen frames' decode (the pipeline's, for a larger clip): samples 3 and 9 at the same sizes
+    const chosen: Buffer[][] = [];
+    for await (const set of readFrameSets({ input: clip.path, source: clip, filters: `fps=${SAMPLE_FPS},select='eq(n\\,3)+eq(n\\,9)'`, sizes, signal })) chosen.push(set.map((b) => Buffer.from(b)));
+    expect(chosen).to.have.length(2);
+    for (const [j, index] of [3, 9].entries()) {
+      expect(motion.frames![index]!.map((b, i) => b.equals(chosen[j]![i]!)), `sample ${index}`).to.deep.equal([true, true, true]);
     }
   });
 

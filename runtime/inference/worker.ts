@@ -41,12 +41,14 @@ const reply = (message: WorkerReply) => process.send!(message);
 // once idle (a few milliseconds on this small heap) gives them back, and
 // glibc then returns what the interpreter and IPC freed (core/malloc-trim.ts).
 const IDLE_GC_MS = 1000;
+const TRIM_AFTER_GC_MS = 250;
 let idleTimer: NodeJS.Timeout | undefined;
 function collectWhenIdle(): void {
   clearTimeout(idleTimer);
   idleTimer = setTimeout(() => {
     globalThis.gc?.();
-    trimCHeap();
+    // V8 frees dead typed arrays' memory on a background task after the collection: trim after it
+    idleTimer = setTimeout(trimCHeap, TRIM_AFTER_GC_MS);
   }, IDLE_GC_MS);
 }
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));

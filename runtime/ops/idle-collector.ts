@@ -36,7 +36,10 @@ export class IdleCollector implements Feature {
   }
 }
 
+/** V8 frees dead buffers' memory on a background task after a collection: the trim waits for it. */
+const TRIM_AFTER_GC_MS = 250;
+
 function collect(): void {
   globalThis.gc?.();
-  trimCHeap();
+  setTimeout(trimCHeap, TRIM_AFTER_GC_MS).unref();
 }

@@ -87,7 +87,7 @@ export class ClipClassifier implements Classifier {
     // The motion pass decodes every frame: the copy rides on it, and a small clip's samples are kept for the networks.
     const sizes = this.frameSizes(clip);
     const samplesBytes = (Math.ceil(clip.duration * SAMPLE_FPS) + 1) * sizes.reduce((sum, s) => sum + s.width * s.height * 3, 0);
-    const keep = samplesBytes <= KEEP_SAMPLES_BYTES ? { sizes, source: clip } : undefined;
+    const keep = clip.duration > 0 && samplesBytes <= KEEP_SAMPLES_BYTES ? { sizes, source: clip, maxBytes: KEEP_SAMPLES_BYTES } : undefined;
     const motion = await analyseMotion(clip, signal, { masks: rules?.masks, copy, keep }).catch((err: unknown) => {
       if (err instanceof PipelineError || err instanceof CancelledError) throw err;
       throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
@@ -168,9 +168,9 @@ export class ClipClassifier implements Classifier {
    * size (for crops).
    */
   private async *decodeChosen(clip: ClipInfo, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
-    const [detail, ...rest] = this.frameSizes(clip);
-    const modelSizes = new Map(this.options.models.map((m) => [inputKey(m), { width: m.input.shape[2]!, height: m.input.shape[1]! }]));
-    const sizes = [detail!, ...rest];
+    const sizes = this.frameSizes(clip);
+    const detail = sizes[0]!;
+    const keys = [...new Set(this.options.models.map(inputKey))];
     const select = chosen.map((c) => `eq(n\\,${c.index})`).join('+');
     // Nothing after the last chosen sample is decoded.
     const until = Math.max(...chosen.map((c) => c.sample.t)) + 2 / SAMPLE_FPS;
@@ -178,7 +178,7 @@ export class ClipClassifier implements Classifier {
     for await (const [frame, ...whole] of readFrameSets({ input: clip.path, source: clip, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal, inputArgs: ['-t', until.toFixed(3)] })) {
       const choice = chosen[i++];
       if (!choice) break;
-      yield { frame: frame!, size: detail, choice, whole: new Map([...modelSizes.keys()].map((k, j) => [k, whole[j]!])) };
+      yield { frame: frame!, size: detail, choice, whole: new Map(keys.map((k, j) => [k, whole[j]!])) };
     }
   }
 

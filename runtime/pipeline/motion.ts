@@ -289,8 +289,11 @@ export interface MotionOptions {
   masks?: Polygon[];
   /** a copy of the frames to write from the same decode (the highlight's) */
   copy?: FrameCopy;
-  /** every sample also at these RGB sizes, kept in `MotionAnalysis.frames` (a small clip's chosen frames: no second decode) */
-  keep?: { sizes: Array<{ width: number; height: number }>; source: { width: number; height: number } };
+  /**
+   * Every sample also at these RGB sizes, kept in `MotionAnalysis.frames` (a small clip's chosen
+   * frames: no second decode), unless they come to more than maxBytes (a clip longer than it said).
+   */
+  keep?: { sizes: Array<{ width: number; height: number }>; source: { width: number; height: number }; maxBytes: number };
 }
 
 /**
@@ -312,7 +315,8 @@ export async function analyseMotion(
   const pass = async (copy: FrameCopy | undefined) => {
     const samples: MotionSample[] = [];
     const kept: Array<{ sample: MotionSample; frame: Buffer }> = [];
-    const frames: Buffer[][] = [];
+    let frames: Buffer[][] | undefined = keep && [];
+    let keptBytes = 0;
     let prev: Buffer | undefined;
     let index = 0;
     for await (const [gray, ...views] of readFrameSets({
@@ -325,7 +329,11 @@ export async function analyseMotion(
     })) {
       const cur = Buffer.from(gray!);
       if (masked) for (let i = 0; i < cur.length; i++) if (masked[i]) cur[i] = 0;
-      if (keep) frames.push(views);
+      if (frames) {
+        keptBytes += views.reduce((sum, v) => sum + v.length, 0);
+        if (keptBytes <= keep!.maxBytes) frames.push(views);
+        else frames = undefined; // the caller decodes its chosen frames itself
+      }
       const empty = () => new Uint8Array(GRID_X * GRID_Y);
       const sample: MotionSample = prev
         ? { t: index / SAMPLE_FPS, ...compare(prev, cur, grid) }
@@ -344,5 +352,5 @@ export async function analyseMotion(
   });
   if (samples.length === 0) throw new Error('the clip has no frames');
   addForeground(kept, grid);
-  return { samples, pattern: describePattern(samples), ...(keep ? { frames } : {}) };
+  return { samples, pattern: describePattern(samples), ...(frames ? { frames } : {}) };
 }

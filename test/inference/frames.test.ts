@@ -58,10 +58,14 @@ describe('frames decoded once at several sizes', () => {
     const signal = new AbortController().signal;
     const clip = await probeClip(media('indoor_plants.mp4'));
     const sizes = [{ width: clip.width, height: clip.height }, { width: 300, height: 300 }, { width: 224, height: 224 }];
-    const motion = await analyseMotion(clip, signal, { keep: { sizes, source: clip } });
+    const motion = await analyseMotion(clip, signal, { keep: { sizes, source: clip, maxBytes: 64 * 1024 * 1024 } });
     const alone = await analyseMotion(clip, signal);
     expect(motion.frames).to.have.length(motion.samples.length);
     expect(alone.frames).to.equal(undefined);
+    // a clip longer than its header said stops being kept at the bound: its chosen frames are decoded again
+    const bounded = await analyseMotion(clip, signal, { keep: { sizes, source: clip, maxBytes: 3 * 650_000 } });
+    expect(bounded.frames).to.equal(undefined);
+    expect(bounded.samples.map((s) => s.energy)).to.deep.equal(motion.samples.map((s) => s.energy));
     expect(motion.samples.length).to.equal(alone.samples.length);
     // the chosen frames' decode (the pipeline's, for a larger clip): samples 3 and 9 at the same sizes
     const chosen: Buffer[][] = [];

@@ -11,7 +11,7 @@ import type { TensorQuant } from '../inference/tflite-file.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
 import { decide, type FrameFindings } from './decide.js';
 import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
-import { readFrameSets, scaledSize } from './frames.js';
+import { DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import type { LabelMap } from './label-map.js';
 import { analyseMotion, SAMPLE_FPS } from './motion.js';
 import { covered, suppress } from './boxes.js';
@@ -175,7 +175,7 @@ export class ClipClassifier implements Classifier {
     // Nothing after the last chosen sample is decoded.
     const until = Math.max(...chosen.map((c) => c.sample.t)) + 2 / SAMPLE_FPS;
     let i = 0;
-    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, source: clip, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal, inputArgs: ['-t', until.toFixed(3)] })) {
+    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, source: clip, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal, inputArgs: [...DECODE_THREADS, '-t', until.toFixed(3)] })) {
       const choice = chosen[i++];
       if (!choice) break;
       yield { frame: frame!, size: detail, choice, whole: new Map(keys.map((k, j) => [k, whole[j]!])) };

@@ -7,7 +7,7 @@
 // but stands out from the background the whole time.
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
-import { CopyNotWritten, readFrameSets, scaledSize } from './frames.js';
+import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -321,10 +321,9 @@ export async function analyseMotion(
     let index = 0;
     for await (const [gray, ...views] of readFrameSets({
       input: clip.path, gray: { width, height }, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
-      // Motion needs no exact picture: skipping the deblocking filter decodes faster (not for frames
-      // the networks see). Samples kept means a small clip, whose frames decode faster on one
-      // thread than with frame threads (about 10 % for a 320x240 clip).
-      inputArgs: keep ? ['-threads', '1'] : ['-skip_loop_filter', 'all', '-flags2', '+fast'],
+      // Motion needs no exact picture: skipping the deblocking filter decodes faster (not for
+      // frames the networks see, kept for a small clip). One decoding thread (DECODE_THREADS).
+      inputArgs: [...DECODE_THREADS, ...(keep ? [] : ['-skip_loop_filter', 'all', '-flags2', '+fast'])],
       filters: `fps=${SAMPLE_FPS}`,
     })) {
       const cur = Buffer.from(gray!);

@@ -11,6 +11,11 @@ export function isDiskFull(err: unknown): boolean {
   return /ENOSPC|EDQUOT|SQLITE_FULL|No space left on device|database or disk is full/.test(String(e.message ?? ''));
 }
 
+/** Whether a tool's error output says the volume is full (ffmpeg says so, sometimes with exit code 0). */
+export function saysNoSpace(text: string): boolean {
+  return /No space left on device|Disk quota exceeded/.test(text);
+}
+
 /** Free bytes under which a failed write is put down to the volume: a full one shows a few pages at most. */
 const NEARLY_FULL_BYTES = 1024 * 1024;
 

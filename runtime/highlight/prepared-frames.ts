@@ -17,12 +17,28 @@ const FRAMES_FILE = '.highlight-frames.yuv';
  */
 export const MAX_COPY_BYTES = 64 * 1024 * 1024;
 
+type ClipShape = Pick<ClipInfo, 'width' | 'height' | 'fps' | 'duration'>;
+
 /** The frames to prepare for a clip's highlight: all of them, at the highlight's size and rate, when that is not too much. */
-export function framesFor(clip: Pick<ClipInfo, 'width' | 'height' | 'fps' | 'duration'>, outPath: string): FrameCopy | undefined {
+export function framesFor(clip: ClipShape, outPath: string): FrameCopy | undefined {
   const { width, height, fps } = geometryOf(clip);
-  const bytes = Math.ceil(clip.duration * fps) * frameBytes({ width, height });
-  if (!(clip.duration > 0) || bytes > MAX_COPY_BYTES) return undefined;
-  return { path: path.join(path.dirname(outPath), FRAMES_FILE), width, height, fps };
+  const frames = { path: framesPath(outPath), width, height, fps };
+  return clip.duration > 0 && copyBytes(clip, frames) <= MAX_COPY_BYTES ? frames : undefined;
+}
+
+/** Where a highlight's prepared frames are written, whether or not they were. */
+function framesPath(outPath: string): string {
+  return path.join(path.dirname(outPath), FRAMES_FILE);
+}
+
+/** Removes a highlight's prepared frames, if any. */
+export async function discardFrames(outPath: string): Promise<void> {
+  await fs.promises.rm(framesPath(outPath), { force: true });
+}
+
+/** Bytes of the whole copy of a clip. */
+function copyBytes(clip: ClipShape, frames: FrameCopy): number {
+  return Math.ceil(clip.duration * frames.fps) * frameBytes(frames);
 }
 
 /** Bytes of one yuv420p frame. */
@@ -41,13 +57,12 @@ const ROOM_PER_COPY = 8;
  * `keepFreeBytes` (retention's floor). On a nearly full volume the copy would take the room
  * uploads and the database need, and be refused or fail anyway.
  */
-export function framesWithRoom(clip: Pick<ClipInfo, 'width' | 'height' | 'fps' | 'duration'>, outPath: string, keepFreeBytes: number): FrameCopy | undefined {
+export function framesWithRoom(clip: ClipShape, outPath: string, keepFreeBytes: number): FrameCopy | undefined {
   const frames = framesFor(clip, outPath);
   if (!frames) return undefined;
-  const bytes = Math.ceil(clip.duration * frames.fps) * frameBytes(frames);
   try {
     const volume = fs.statfsSync(path.dirname(outPath));
-    return volume.bavail * volume.bsize - keepFreeBytes >= ROOM_PER_COPY * bytes ? frames : undefined;
+    return volume.bavail * volume.bsize - keepFreeBytes >= ROOM_PER_COPY * copyBytes(clip, frames) ? frames : undefined;
   } catch {
     return undefined; // the folder is gone (deleted meanwhile): nothing to prepare
   }

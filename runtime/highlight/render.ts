@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClipInfo } from '../core/analysis.js';
-import { writeAndReadBack } from '../core/disk-full.js';
+import { saysNoSpace, writeAndReadBack } from '../core/disk-full.js';
 import { CancelledError } from '../core/errors.js';
 import { ffmpegPath } from '../core/tools.js';
 import { probeClip } from '../pipeline/probe.js';
@@ -14,7 +14,7 @@ import type { HighlightRenderer, HighlightRequest, HighlightStage } from '../job
 import { buildFilterChain, geometryOf } from './filters.js';
 import { captionFont } from './font.js';
 import { planHighlight } from './plan.js';
-import { framesWithRoom, preparedFrames, preparedInput } from './prepared-frames.js';
+import { discardFrames, framesWithRoom, preparedFrames, preparedInput } from './prepared-frames.js';
 import { renderSnapshots } from './snapshot.js';
 
 /** A render that takes longer than this is stuck (a 10 s cut takes seconds even on a Pi). */
@@ -33,7 +33,7 @@ export const renderHighlight: HighlightRenderer = async (request) => {
 
 /** The highlight stage of a job: frames prepared by the classification (where the volume has room beside its floor), then the render. */
 export function highlightStage(keepFreeBytes: number): HighlightStage {
-  return { framesFor: (clip, outPath) => framesWithRoom(clip, outPath, keepFreeBytes), render: renderHighlight };
+  return { framesFor: (clip, outPath) => framesWithRoom(clip, outPath, keepFreeBytes), discardFrames, render: renderHighlight };
 }
 
 /** Writes the highlight video to outPath; answers its facts as probed. */
@@ -90,7 +90,7 @@ export function runFfmpeg(args: string[], signal: AbortSignal): Promise<void> {
     });
     child.once('close', (code, killedBy) => {
       if (signal.aborted) return reject(signal.reason ?? new CancelledError());
-      const noSpace = /No space left on device|Disk quota exceeded/.test(stderr);
+      const noSpace = saysNoSpace(stderr);
       if (code === 0 && !noSpace) return resolve();
       const why = stderr.trim().split('\n').filter(Boolean).pop() ?? '';
       const how = killedBy ? `was killed (${killedBy}${killedBy === 'SIGKILL' ? ', timed out' : ''})` : `exited with code ${code}`;

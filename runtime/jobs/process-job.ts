@@ -83,7 +83,7 @@ export async function processJob(
   } else {
     video = noVideo(ctx.highlight ? 'not rendered: the classification failed' : 'highlight rendering is disabled');
   }
-  if (frames) await fs.promises.rm(frames.path, { force: true }); // the folder is clean once the result is final
+  await ctx.highlight?.discardFrames(ctx.files.highlightPath(id)); // the folder is clean once the result is final
   return ctx.store.finalize(id, video, Date.now() - started);
 }
 

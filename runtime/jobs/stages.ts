@@ -31,5 +31,7 @@ export interface HighlightStage {
    * undefined when the render decodes the clip itself.
    */
   framesFor(clip: ClipInfo, outPath: string): FrameCopy | undefined;
+  /** Removes the frames framesFor may have had written beside outPath. */
+  discardFrames(outPath: string): Promise<void>;
   render: HighlightRenderer;
 }

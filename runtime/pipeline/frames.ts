@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { FrameCopy } from '../core/analysis.js';
+import { saysNoSpace } from '../core/disk-full.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import { ffmpegPath } from '../core/tools.js';
 
@@ -26,54 +27,6 @@ export const DECODE_THREADS = ['-threads', '1'];
 /** A scale filter to width x height (and the output's pixel format) giving the same pixels on every architecture. */
 export function exactScale(width: number, height: number, algorithm: 'bilinear' | 'area' | 'neighbor'): string {
   return `scale=${width}:${height}:flags=${algorithm}+${EXACT_SCALING}`;
-}
-
-export interface FrameRequest {
-  input: string;
-  /** the -vf chain; it must end at width x height (with exactScale, for the same pixels on every architecture) */
-  filters: string;
-  width: number;
-  height: number;
-  pixelFormat: 'rgb24' | 'gray';
-  signal: AbortSignal;
-  /** decoder options placed before -i */
-  inputArgs?: string[];
-}
-
-export async function* readFrames(request: FrameRequest): AsyncGenerator<Buffer> {
-  const channels = request.pixelFormat === 'rgb24' ? 3 : 1;
-  const frameBytes = request.width * request.height * channels;
-  const child = spawn(ffmpegPath, [
-    '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input,
-    '-an', '-sn', '-dn', '-vf', request.filters, '-vsync', '0', '-pix_fmt', request.pixelFormat, '-f', 'rawvideo', 'pipe:1',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-2000); });
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const spawnError = new Promise<never>((_, reject) => child.once('error', reject));
-  spawnError.catch(() => undefined);
-  const kill = () => child.kill('SIGKILL');
-  request.signal.addEventListener('abort', kill, { once: true });
-  try {
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      if (pendingBytes < frameBytes) continue;
-      let all = Buffer.concat(pending, pendingBytes);
-      while (all.length >= frameBytes) {
-        yield all.subarray(0, frameBytes);
-        all = all.subarray(frameBytes);
-      }
-      pending = all.length ? [Buffer.from(all)] : [];
-      pendingBytes = all.length;
-    }
-    checkExit(await Promise.race([exited, spawnError]), request.signal, stderr);
-  } finally {
-    request.signal.removeEventListener('abort', kill);
-    if (child.exitCode === null) kill();
-  }
 }
 
 /** The decode stopped because its copy could not be written (a full volume); nothing is wrong with the clip. */
@@ -200,7 +153,7 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
     }
     const code = await exited;
     // a full volume stops the whole decode, not only the copy: the caller decodes again without it
-    if (part && code !== 0 && !request.signal.aborted && /No space left on device|Disk quota exceeded/.test(stderr)) throw new CopyNotWritten(stderr);
+    if (part && code !== 0 && !request.signal.aborted && saysNoSpace(stderr)) throw new CopyNotWritten(stderr);
     checkExit(code, request.signal, stderr);
     if (part) {
       await fs.promises.rename(part, copy.path);

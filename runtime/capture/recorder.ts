@@ -3,11 +3,11 @@
 // hangs: socket timeouts make ffmpeg give up on a silent camera, and a hard
 // timer kills it after record_s + timeout_s whatever it is doing.
 import { redactedUrl } from '../core/redact.js';
-import { spawn } from 'node:child_process';
 import dns from 'node:dns';
 import fs from 'node:fs';
 import net from 'node:net';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
+import { spawnTool } from '../core/spawn.js';
 import { ffmpegPath } from '../core/tools.js';
 import type { Camera } from './resolve.js';
 
@@ -85,9 +85,9 @@ export async function recordClip(camera: Camera, outFile: string, signal?: Abort
 function runFfmpeg(camera: Camera, args: string[], outFile: string, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason ?? new CancelledError());
-    const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawnTool(ffmpegPath, args, { pipes: [2] });
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4096);
     });
     let killedFor: 'timeout' | 'abort' | undefined;

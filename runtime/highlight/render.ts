@@ -2,12 +2,12 @@
 // planned window, scaled, boxes and caption drawn, H.264 yuv420p with
 // +faststart and no audio. Written beside the target and renamed into place,
 // so a half-written file is never served; ffmpeg is killed on abort.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClipInfo } from '../core/analysis.js';
 import { saysNoSpace, writeAndReadBack } from '../core/disk-full.js';
 import { CancelledError } from '../core/errors.js';
+import { spawnTool } from '../core/spawn.js';
 import { ffmpegPath } from '../core/tools.js';
 import { probeClip } from '../pipeline/probe.js';
 import type { HighlightRenderer, HighlightRequest, HighlightStage } from '../jobs/stages.js';
@@ -79,7 +79,7 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
 
 export function runFfmpeg(args: string[], signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath, args, { stdio: ['ignore', 'ignore', 'pipe'], signal, killSignal: 'SIGKILL', timeout: RENDER_TIMEOUT_MS });
+    const child = spawnTool(ffmpegPath, args, { pipes: [2], signal, timeoutMs: RENDER_TIMEOUT_MS });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-STDERR_TAIL);

@@ -1,11 +1,11 @@
 // Raw frames out of ffmpeg on a pipe: no image files. The caller names the
 // filter chain (sampling, selection, scaling); frames come out as RGB or gray
 // buffers of a fixed size, one per yielded item.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { FrameCopy } from '../core/analysis.js';
 import { saysNoSpace } from '../core/disk-full.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
+import { spawnTool } from '../core/spawn.js';
 import { ffmpegPath } from '../core/tools.js';
 
 /**
@@ -101,10 +101,9 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
   const fds = outputs.map((_, i) => (i === 0 ? 1 : i + 2));
   const args = fds.flatMap((fd, i) => ['-map', `[s${i}]`, '-vsync', '0', '-pix_fmt', outputs[i]!.pixelFormat, '-f', 'rawvideo', `pipe:${fd}`]);
   if (part) args.push('-map', '[copy]', '-vsync', '0', '-pix_fmt', 'yuv420p', '-f', 'rawvideo', '-y', part);
-  const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', ...outputs.slice(1).map(() => 'pipe' as const)];
-  const child = spawn(ffmpegPath, [
+  const child = spawnTool(ffmpegPath, [
     '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input, '-an', '-sn', '-dn', '-filter_complex', graph, ...args,
-  ], { stdio });
+  ], { pipes: [1, 2, ...fds.slice(1)] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-2000); });
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
@@ -121,7 +120,7 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
     // Chunks are gathered and joined once per frame (not re-copied on every chunk).
     let chunks: Buffer[] = [];
     let buffered = 0;
-    const stream = child.stdio[fds[i]!] as NodeJS.ReadableStream;
+    const stream = child.stdio[fds[i]!]!;
     stream.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       buffered += chunk.length;

@@ -1,8 +1,8 @@
 // ffprobe a clip: the facts about its video stream that the result's specs,
 // the analysis and the highlight need.
-import { execFile } from 'node:child_process';
 import type { ClipInfo } from '../core/analysis.js';
 import { ErrorCode, PipelineError } from '../core/errors.js';
+import { runTool, type ToolRun } from '../core/spawn.js';
 import { ffprobePath } from '../core/tools.js';
 
 interface ProbeStream {
@@ -25,54 +25,49 @@ function rate(text: string | undefined): number {
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
-export function probeClip(file: string, signal?: AbortSignal): Promise<ClipInfo> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      ffprobePath,
-      ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', file],
-      { signal, maxBuffer: 1 << 22, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        if (signal?.aborted) return reject(signal.reason);
-        if (err) {
-          // never err.message: it holds the command line, with the binary's and the upload's paths
-          const why = String(stderr).trim().split('\n').pop() || (err.killed ? 'ffprobe was stopped (no answer in time)' : `ffprobe exited with ${err.code ?? 'an error'}`);
-          return reject(new PipelineError(ErrorCode.INVALID_VIDEO, `not a readable video: ${why.replace(file, 'input')}`));
-        }
-        let parsed: { streams?: ProbeStream[]; format?: { duration?: string; format_name?: string } };
-        try {
-          parsed = JSON.parse(stdout);
-        } catch {
-          return reject(new PipelineError(ErrorCode.INVALID_VIDEO, 'not a readable video: ffprobe gave no description'));
-        }
-        const streams = parsed.streams ?? [];
-        const video = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
-        if (!video || !video.width || !video.height) {
-          const found = streams.map((s) => s.codec_type).filter(Boolean);
-          return reject(
-            new PipelineError(
-              ErrorCode.INVALID_VIDEO,
-              `no video stream in the file${found.length ? ` (it holds: ${[...new Set(found)].join(', ')})` : ''}`,
-            ),
-          );
-        }
-        // ffprobe reads a picture as a one-frame "video"; a still is not a clip.
-        const format = parsed.format?.format_name ?? '';
-        if (format === 'image2' || format.endsWith('_pipe')) {
-          return reject(new PipelineError(ErrorCode.INVALID_VIDEO, `a still image (${video.codec_name}), not a video clip`));
-        }
-        const fps = rate(video.avg_frame_rate) || rate(video.r_frame_rate);
-        const duration = Number(video.duration) || Number(parsed.format?.duration) || 0;
-        const nframes = Number(video.nb_frames) || Math.round(duration * fps);
-        resolve({
-          path: file,
-          width: video.width,
-          height: video.height,
-          duration: round3(duration),
-          fps: round3(fps),
-          nframes,
-          codec: video.codec_name ?? 'unknown',
-        });
-      },
-    );
-  });
+export async function probeClip(file: string, signal?: AbortSignal): Promise<ClipInfo> {
+  const run = await runTool(ffprobePath, ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', file], { signal, maxBytes: 1 << 22, timeoutMs: 60_000 })
+    .catch((err: NodeJS.ErrnoException) => {
+      throw new PipelineError(ErrorCode.INVALID_VIDEO, `not a readable video: ffprobe could not be started (${err.code ?? err.message})`);
+    });
+  if (signal?.aborted) throw signal.reason;
+  return describe(file, run);
+}
+
+/** The clip's facts out of ffprobe's answer, or why there are none. */
+function describe(file: string, { code, signal, stdout, stderr, timedOut }: ToolRun): ClipInfo {
+  if (code !== 0) {
+    // never the command line: it holds the binary's and the upload's paths
+    const why = stderr.trim().split('\n').pop() || (timedOut ? 'ffprobe was stopped (no answer in time)' : `ffprobe exited with ${code ?? signal ?? 'an error'}`);
+    throw new PipelineError(ErrorCode.INVALID_VIDEO, `not a readable video: ${why.replace(file, 'input')}`);
+  }
+  let parsed: { streams?: ProbeStream[]; format?: { duration?: string; format_name?: string } };
+  try {
+    parsed = JSON.parse(stdout);
+  } catch {
+    throw new PipelineError(ErrorCode.INVALID_VIDEO, 'not a readable video: ffprobe gave no description');
+  }
+  const streams = parsed.streams ?? [];
+  const video = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
+  if (!video || !video.width || !video.height) {
+    const found = streams.map((s) => s.codec_type).filter(Boolean);
+    throw new PipelineError(ErrorCode.INVALID_VIDEO, `no video stream in the file${found.length ? ` (it holds: ${[...new Set(found)].join(', ')})` : ''}`);
+  }
+  // ffprobe reads a picture as a one-frame "video"; a still is not a clip.
+  const format = parsed.format?.format_name ?? '';
+  if (format === 'image2' || format.endsWith('_pipe')) {
+    throw new PipelineError(ErrorCode.INVALID_VIDEO, `a still image (${video.codec_name}), not a video clip`);
+  }
+  const fps = rate(video.avg_frame_rate) || rate(video.r_frame_rate);
+  const duration = Number(video.duration) || Number(parsed.format?.duration) || 0;
+  const nframes = Number(video.nb_frames) || Math.round(duration * fps);
+  return {
+    path: file,
+    width: video.width,
+    height: video.height,
+    duration: round3(duration),
+    fps: round3(fps),
+    nframes,
+    codec: video.codec_name ?? 'unknown',
+  };
 }

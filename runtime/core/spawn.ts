@@ -36,6 +36,8 @@ export interface ToolOptions {
   signal?: AbortSignal;
   /** killed (SIGKILL) after this many milliseconds */
   timeoutMs?: number;
+  /** its environment (else the daemon's) */
+  env?: NodeJS.ProcessEnv;
 }
 
 const O_RDONLY = 0;
@@ -55,6 +57,7 @@ function loadNative() {
   const libc = koffi.load('libc.so.6');
   return {
     spawn: libc.func('int posix_spawn(_Out_ int *pid, const char *path, void *actions, void *attr, const char **argv, const char **envp)'),
+    spawnPath: libc.func('int posix_spawnp(_Out_ int *pid, const char *file, void *actions, void *attr, const char **argv, const char **envp)'),
     actionsInit: libc.func('int posix_spawn_file_actions_init(void *actions)'),
     actionsDestroy: libc.func('int posix_spawn_file_actions_destroy(void *actions)'),
     addDup2: libc.func('int posix_spawn_file_actions_adddup2(void *actions, int fd, int newfd)'),
@@ -93,11 +96,12 @@ const signalName = (n: number): NodeJS.Signals | null =>
 
 const errnoName = (n: number): string => Object.entries(os.constants.errno).find(([, v]) => v === n)?.[0] ?? `errno ${n}`;
 
-/** Starts a tool with stdin and every unpiped descriptor on /dev/null. */
+/** Starts a tool (a path, or a name looked up in PATH) with stdin and every unpiped descriptor on /dev/null. */
 export function spawnTool(file: string, args: string[], options: ToolOptions): ToolProcess {
   const libc = loaded();
-  const child = libc ? posixSpawn(libc, file, args, options.pipes) : undefined;
-  const tool = child ?? forkSpawn(file, args, options.pipes);
+  const env = options.env ?? process.env;
+  const child = libc ? posixSpawn(libc, file, args, options.pipes, env) : undefined;
+  const tool = child ?? forkSpawn(file, args, options.pipes, env);
   const kill = () => tool.kill('SIGKILL');
   const timer = options.timeoutMs ? setTimeout(kill, options.timeoutMs) : undefined;
   timer?.unref();
@@ -111,10 +115,10 @@ export function spawnTool(file: string, args: string[], options: ToolOptions): T
 }
 
 /** Node's spawn, the same descriptors. */
-function forkSpawn(file: string, args: string[], pipes: number[]): ToolProcess {
+function forkSpawn(file: string, args: string[], pipes: number[], env: NodeJS.ProcessEnv): ToolProcess {
   const highest = Math.max(2, ...pipes);
   const stdio = Array.from({ length: highest + 1 }, (_, fd) => (pipes.includes(fd) ? 'pipe' : 'ignore') as 'pipe' | 'ignore');
-  return nodeSpawn(file, args, { stdio }) as unknown as ToolProcess;
+  return nodeSpawn(file, args, { stdio, env }) as unknown as ToolProcess;
 }
 
 class SpawnedTool extends EventEmitter implements ToolProcess {
@@ -166,7 +170,7 @@ class SpawnedTool extends EventEmitter implements ToolProcess {
   }
 }
 
-function posixSpawn(libc: Native, file: string, args: string[], pipes: number[]): ToolProcess | undefined {
+function posixSpawn(libc: Native, file: string, args: string[], pipes: number[], environment: NodeJS.ProcessEnv): ToolProcess | undefined {
   const highest = Math.max(2, ...pipes);
   const ends: Array<{ fd: number; read: number; write: number }> = [];
   const closeAll = () => {
@@ -207,9 +211,10 @@ function posixSpawn(libc: Native, file: string, args: string[], pipes: number[])
     libc.attrSigDefault(attr, all);
     libc.attrSigMask(attr, none);
     libc.attrFlags(attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    const env = Object.entries(process.env).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`);
+    const env = Object.entries(environment).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`);
     const pid = new Int32Array(1);
-    const err = libc.spawn(pid, file, actions, attr, [file, ...args, null], [...env, null]) as number;
+    const start = file.includes('/') ? libc.spawn : libc.spawnPath;
+    const err = start(pid, file, actions, attr, [file, ...args, null], [...env, null]) as number;
     for (const end of ends) libc.close(end.write);
     if (err !== 0) {
       for (const end of ends) libc.close(end.read);
@@ -246,11 +251,11 @@ export interface ToolRun {
 }
 
 /** Runs a tool to its end, keeping its output (stdout up to maxBytes, the last 64 KB of stderr). */
-export function runTool(file: string, args: string[], options: { signal?: AbortSignal; timeoutMs?: number; maxBytes?: number } = {}): Promise<ToolRun> {
+export function runTool(file: string, args: string[], options: Omit<ToolOptions, 'pipes'> & { maxBytes?: number } = {}): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
     let timedOut = false;
     const started = Date.now();
-    const child = spawnTool(file, args, { pipes: [1, 2], signal: options.signal, timeoutMs: options.timeoutMs });
+    const child = spawnTool(file, args, { pipes: [1, 2], signal: options.signal, timeoutMs: options.timeoutMs, env: options.env });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';

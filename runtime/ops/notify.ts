@@ -7,9 +7,9 @@
 // waits (without --no-block) until the manager has taken the message, so the
 // helper exiting at once cannot make systemd drop it. Without NOTIFY_SOCKET
 // (not started by systemd) all of this is a no-op.
-import { execFile } from 'node:child_process';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
+import { runTool } from '../core/spawn.js';
 
 export interface NotifyOptions {
   env?: NodeJS.ProcessEnv;
@@ -79,14 +79,13 @@ export class SystemdNotifier implements Feature {
   }
 
   /** Runs systemd-notify; failures are logged, never thrown (notification must not stop the daemon). */
-  private send(args: string[]): Promise<void> {
-    return new Promise((resolve) => {
-      execFile(this.options.command ?? 'systemd-notify', args, { env: this.env, timeout: 10_000 }, (err, _stdout, stderr) => {
-        // warn once per run of failures, so a broken helper does not flood the journal
-        if (err && !this.warned) this.log.warn('systemd notification failed', { args, error: err.message, stderr: String(stderr).trim() });
-        this.warned = Boolean(err);
-        resolve();
-      });
-    });
+  private async send(args: string[]): Promise<void> {
+    const failure = await runTool(this.options.command ?? 'systemd-notify', args, { env: this.env, timeoutMs: 10_000 }).then(
+      (run) => (run.code === 0 ? undefined : { error: run.timedOut ? 'no answer within 10 s' : `exited with ${run.code ?? run.signal}`, stderr: run.stderr.trim() }),
+      (err: Error) => ({ error: err.message, stderr: '' }),
+    );
+    // warn once per run of failures, so a broken helper does not flood the journal
+    if (failure && !this.warned) this.log.warn('systemd notification failed', { args, ...failure });
+    this.warned = Boolean(failure);
   }
 }

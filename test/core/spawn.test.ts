@@ -21,6 +21,11 @@ describe('starting tools (posix_spawn)', () => {
     expect(version.stdout).to.match(/^ffmpeg version /);
   });
 
+  it('finds a tool named without a path in PATH, and gives it the environment asked for', async () => {
+    const run = await runTool('sh', ['-c', 'echo "$VIGIL_TEST_VALUE"'], { env: { PATH: process.env.PATH, VIGIL_TEST_VALUE: 'given' } });
+    expect(run).to.include({ code: 0, stdout: 'given\n' });
+  });
+
   it('pipes the descriptors asked for, each on its own, and gives the others /dev/null', async () => {
     const child = spawnTool('/bin/sh', ['-c', 'echo one; echo three >&3; echo five >&5; echo four >&4 || echo no-four >&2'], { pipes: [1, 2, 3, 5] });
     const got: Record<number, string> = {};

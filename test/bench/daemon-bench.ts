@@ -68,7 +68,7 @@ export function treeCpuSeconds(pid: number): number {
   return seconds;
 }
 
-async function syncClassify(daemon: TestDaemon, file: string): Promise<ClipTiming> {
+export async function syncClassify(daemon: TestDaemon, file: string): Promise<ClipTiming> {
   const cpu0 = treeCpuSeconds(daemon.pid);
   const startedAt = Date.now();
   const started = performance.now();

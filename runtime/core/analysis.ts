@@ -96,6 +96,8 @@ export interface FrameCopy {
   width: number;
   height: number;
   fps: number;
+  /** ffmpeg's scaling algorithm, the one the highlight's own render uses */
+  scaler: string;
 }
 
 /** Turns a probed clip into an Analysis. Cancelled through the signal (kills child processes). */

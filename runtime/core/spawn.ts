@@ -29,9 +29,22 @@ export interface ToolProcess extends EventEmitter {
   once(event: 'error', listener: (err: Error) => void): this;
 }
 
+/**
+ * A pipe read straight into buffers the caller gives (net's onread): `buffer` names where the
+ * next bytes go, `callback` says how many came. No buffer is allocated per read, and nothing is
+ * copied again: the frames of a decode land where they are kept.
+ */
+export interface PipeReader {
+  buffer: () => Uint8Array;
+  callback: (bytes: number, buffer: Uint8Array) => void;
+}
+
+/** A piped descriptor of the child: its number, with a reader when its bytes go to given buffers ('data' events otherwise). */
+export type Pipe = number | { fd: number; reader: PipeReader };
+
 export interface ToolOptions {
   /** the child's descriptors that are pipes to the daemon (1 stdout, 2 stderr, 3, 4...); every other one up to the highest is /dev/null */
-  pipes: number[];
+  pipes: Pipe[];
   /** killed (SIGKILL) when this aborts */
   signal?: AbortSignal;
   /** killed (SIGKILL) after this many milliseconds */
@@ -100,8 +113,9 @@ const errnoName = (n: number): string => Object.entries(os.constants.errno).find
 export function spawnTool(file: string, args: string[], options: ToolOptions): ToolProcess {
   const libc = loaded();
   const env = options.env ?? process.env;
-  const child = libc ? posixSpawn(libc, file, args, options.pipes, env) : undefined;
-  const tool = child ?? forkSpawn(file, args, options.pipes, env);
+  const pipes = options.pipes.map((p) => (typeof p === 'number' ? { fd: p, reader: undefined } : p));
+  const child = libc ? posixSpawn(libc, file, args, pipes, env) : undefined;
+  const tool = child ?? forkSpawn(file, args, pipes, env);
   const kill = () => tool.kill('SIGKILL');
   const timer = options.timeoutMs ? setTimeout(kill, options.timeoutMs) : undefined;
   timer?.unref();
@@ -114,11 +128,26 @@ export function spawnTool(file: string, args: string[], options: ToolOptions): T
   return tool;
 }
 
-/** Node's spawn, the same descriptors. */
-function forkSpawn(file: string, args: string[], pipes: number[], env: NodeJS.ProcessEnv): ToolProcess {
-  const highest = Math.max(2, ...pipes);
-  const stdio = Array.from({ length: highest + 1 }, (_, fd) => (pipes.includes(fd) ? 'pipe' : 'ignore') as 'pipe' | 'ignore');
-  return nodeSpawn(file, args, { stdio, env }) as unknown as ToolProcess;
+type PipeSpec = { fd: number; reader: PipeReader | undefined };
+
+/** Node's spawn, the same descriptors; a reader gets the bytes of 'data' events copied into its buffers. */
+function forkSpawn(file: string, args: string[], pipes: PipeSpec[], env: NodeJS.ProcessEnv): ToolProcess {
+  const highest = Math.max(2, ...pipes.map((p) => p.fd));
+  const stdio = Array.from({ length: highest + 1 }, (_, fd) => (pipes.some((p) => p.fd === fd) ? 'pipe' : 'ignore') as 'pipe' | 'ignore');
+  const child = nodeSpawn(file, args, { stdio, env });
+  for (const { fd, reader } of pipes) {
+    if (!reader) continue;
+    child.stdio[fd]!.on('data', (chunk: Buffer) => {
+      for (let at = 0; at < chunk.length;) {
+        const into = reader.buffer();
+        const bytes = Math.min(into.length, chunk.length - at);
+        into.set(chunk.subarray(at, at + bytes));
+        at += bytes;
+        reader.callback(bytes, into);
+      }
+    });
+  }
+  return child as unknown as ToolProcess;
 }
 
 class SpawnedTool extends EventEmitter implements ToolProcess {
@@ -170,22 +199,22 @@ class SpawnedTool extends EventEmitter implements ToolProcess {
   }
 }
 
-function posixSpawn(libc: Native, file: string, args: string[], pipes: number[], environment: NodeJS.ProcessEnv): ToolProcess | undefined {
-  const highest = Math.max(2, ...pipes);
-  const ends: Array<{ fd: number; read: number; write: number }> = [];
+function posixSpawn(libc: Native, file: string, args: string[], pipes: PipeSpec[], environment: NodeJS.ProcessEnv): ToolProcess | undefined {
+  const highest = Math.max(2, ...pipes.map((p) => p.fd));
+  const ends: Array<{ fd: number; read: number; write: number; reader: PipeReader | undefined }> = [];
   const closeAll = () => {
     for (const end of ends) {
       libc.close(end.read);
       libc.close(end.write);
     }
   };
-  for (const fd of pipes) {
+  for (const { fd, reader } of pipes) {
     const pair = new Int32Array(2);
     if (libc.pipe2(pair, O_CLOEXEC) !== 0) {
       closeAll();
       return undefined;
     }
-    ends.push({ fd, read: pair[0]!, write: pair[1]! });
+    ends.push({ fd, read: pair[0]!, write: pair[1]!, reader });
   }
   // A pipe end on a descriptor number the child uses would be overwritten before it is moved:
   // never so in the daemon (the low numbers are taken), but then the old way is the safe one.
@@ -221,7 +250,9 @@ function posixSpawn(libc: Native, file: string, args: string[], pipes: number[],
       return failedStart(file, err);
     }
     const stdio: Array<Readable | null> = Array.from({ length: highest + 1 }, () => null);
-    for (const end of ends) stdio[end.fd] = new net.Socket({ fd: end.read, readable: true, writable: false });
+    for (const end of ends) {
+      stdio[end.fd] = new net.Socket({ fd: end.read, readable: true, writable: false, ...(end.reader ? { onread: end.reader } : {}) });
+    }
     return new SpawnedTool(pid[0]!, stdio, libc);
   } finally {
     libc.actionsDestroy(actions);

@@ -18,6 +18,12 @@ export const MAX_WIDTH = 640;
  * to 0.42 CPU seconds.
  */
 export const MAX_FPS = 10;
+/**
+ * The highlight's scaler: area averaging, the right filter for shrinking (every source pixel
+ * counts, no aliasing), and on the 10 s 720p clip 0.03 s of CPU cheaper than the default
+ * bicubic. The frames the classification prepares are scaled so too.
+ */
+export const SCALER = 'area';
 /** Boxes move at most this often (seconds); finer steps only cost filters. */
 const MIN_BOX_STEP_S = 0.1;
 /** Upper bound on drawbox segments in one graph, whatever the analysis holds. */
@@ -62,7 +68,7 @@ export function buildFilterChain(input: FilterInput): string {
   const filters: string[] = [];
   if (!input.prepared) {
     if (input.sourceFps > g.fps + 0.01) filters.push(filter('fps', { fps: g.fps }));
-    filters.push(filter('scale', { w: g.width, h: g.height }));
+    filters.push(filter('scale', { w: g.width, h: g.height, flags: SCALER }));
   }
 
   const step = boxStep(plan, g.fps);

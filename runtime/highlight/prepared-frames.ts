@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClipInfo, FrameCopy } from '../core/analysis.js';
-import { geometryOf } from './filters.js';
+import { geometryOf, SCALER } from './filters.js';
 
 const FRAMES_FILE = '.highlight-frames.yuv';
 
@@ -22,7 +22,7 @@ type ClipShape = Pick<ClipInfo, 'width' | 'height' | 'fps' | 'duration'>;
 /** The frames to prepare for a clip's highlight: all of them, at the highlight's size and rate, when that is not too much. */
 export function framesFor(clip: ClipShape, outPath: string): FrameCopy | undefined {
   const { width, height, fps } = geometryOf(clip);
-  const frames = { path: framesPath(outPath), width, height, fps };
+  const frames = { path: framesPath(outPath), width, height, fps, scaler: SCALER };
   return clip.duration > 0 && copyBytes(clip, frames) <= MAX_COPY_BYTES ? frames : undefined;
 }
 

@@ -8,7 +8,7 @@ import type { Analysis, KeyFrame } from '../core/analysis.js';
 import { writeAndReadBack } from '../core/disk-full.js';
 import type { HighlightRequest } from '../jobs/stages.js';
 import { CLEAN_SNAPSHOT_FILE, SNAPSHOT_FILE } from '../store/media-files.js';
-import { RISK_COLOURS, filter, geometryOf, literal } from './filters.js';
+import { RISK_COLOURS, SCALER, filter, geometryOf, literal } from './filters.js';
 import { captionFont } from './font.js';
 import { preparedFrames, preparedInput } from './prepared-frames.js';
 import { relevantDetections } from './plan.js';
@@ -28,7 +28,7 @@ export function snapshotFilters(analysis: Analysis, frame: KeyFrame | null, geom
   const colour = RISK_COLOURS[analysis.risk] ?? RISK_COLOURS.safe;
   const thickness = Math.max(2, Math.round(width / 240));
   const fontSize = Math.min(26, Math.max(10, Math.round(Math.min(width / 40, height / 24))));
-  const filters = prepared ? [] : [filter('scale', { w: width, h: height })];
+  const filters = prepared ? [] : [filter('scale', { w: width, h: height, flags: SCALER })];
   for (const d of frame?.detections ?? []) {
     const x = Math.round(d.box.x * width);
     const y = Math.round(d.box.y * height);
@@ -64,7 +64,7 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
         '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
         ...(prepared ? preparedInput(prepared, at) : ['-ss', String(at), '-i', clip.path]),
         '-map', '0:v:0', '-frames:v', '1', '-vf', snapshotFilters(analysis, frame, geometry, prepared !== undefined), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[0]!,
-        '-map', '0:v:0', '-frames:v', '1', '-vf', prepared ? 'null' : filter('scale', { w: geometry.width, h: geometry.height }), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[1]!,
+        '-map', '0:v:0', '-frames:v', '1', '-vf', prepared ? 'null' : filter('scale', { w: geometry.width, h: geometry.height, flags: SCALER }), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[1]!,
       ],
       signal,
     ), complete);

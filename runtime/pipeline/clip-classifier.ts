@@ -198,8 +198,8 @@ export class ClipClassifier implements Classifier {
     const byModel: Record<string, number> = {};
     const run = async (model: LoadedModel, crop: Box | undefined): Promise<Detection[]> => {
       const [, h, w] = model.input.shape;
-      // A copy of the whole frame: the view shares memory that would all be sent to the worker.
-      const input = crop ? await this.cropInput(frame, size, crop, w!, h!) : new Uint8Array(whole.get(inputKey(model))!);
+      // A whole frame is its own buffer (frames.ts): sent to the worker as it is.
+      const input = crop ? await this.cropInput(frame, size, crop, w!, h!) : whole.get(inputKey(model))!;
       const { outputs, ms } = await this.options.pool.infer(model.entry.id, input, signal);
       inferenceMs += ms;
       inferences++;

@@ -83,7 +83,8 @@ function outputScale(size: { width: number; height: number }, source?: { width: 
  * Every selected frame at several sizes from one decode: ffmpeg splits the
  * stream and scales each branch, writing raw frames to its own pipe (fd 1, 3,
  * 4, ...). Yields one buffer per output for each frame, in order: the gray one
- * first when asked for, then one per size.
+ * first when asked for, then one per size. Each is a buffer of its own (not a
+ * view into a larger one), so it can be kept or sent as it is.
  */
 export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<Buffer[]> {
   const outputs = [
@@ -95,50 +96,55 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
   const labels = outputs.map((_, i) => `o${i}`);
   // ffmpeg writes the copy itself: through this process it cost twice the decode's own time.
   const part = copy && `${copy.path}.part`;
-  const graph = (copy ? `[0:v]split=2[main][c];[c]fps=${copy.fps},scale=${copy.width}:${copy.height}:flags=bicubic[copy];[main]` : '[0:v]') +
+  const graph = (copy ? `[0:v]split=2[main][c];[c]fps=${copy.fps},scale=${copy.width}:${copy.height}:flags=${copy.scaler}[copy];[main]` : '[0:v]') +
     `${request.filters},split=${n}${labels.map((l) => `[${l}]`).join('')};` +
     outputs.map((o, i) => `[${labels[i]}]${o.filter}[s${i}]`).join(';');
   const fds = outputs.map((_, i) => (i === 0 ? 1 : i + 2));
   const args = fds.flatMap((fd, i) => ['-map', `[s${i}]`, '-vsync', '0', '-pix_fmt', outputs[i]!.pixelFormat, '-f', 'rawvideo', `pipe:${fd}`]);
   if (part) args.push('-map', '[copy]', '-vsync', '0', '-pix_fmt', 'yuv420p', '-f', 'rawvideo', '-y', part);
+  // Every pipe is drained as data comes (ffmpeg would stall on a full one), straight into the
+  // frame it belongs to (no buffer per read, no copy); whole frames wait in queues.
+  const queues: Buffer[][] = outputs.map(() => []);
+  let wake: (() => void) | undefined;
+  const pipes = outputs.map((output, i) => {
+    const frameBytes = output.width * output.height * output.channels;
+    let frame: Buffer | undefined;
+    let filled = 0;
+    const reader = {
+      buffer: () => {
+        frame ??= Buffer.allocUnsafeSlow(frameBytes);
+        return frame.subarray(filled);
+      },
+      callback: (bytes: number) => {
+        filled += bytes;
+        if (filled < frameBytes) return;
+        queues[i]!.push(frame!);
+        frame = undefined;
+        filled = 0;
+        wake?.();
+      },
+    };
+    return { fd: fds[i]!, reader };
+  });
   const child = spawnTool(ffmpegPath, [
     '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input, '-an', '-sn', '-dn', '-filter_complex', graph, ...args,
-  ], { pipes: [1, 2, ...fds.slice(1)] });
+  ], { pipes: [...pipes, 2] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-2000); });
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   child.once('error', () => undefined);
   const kill = () => child.kill('SIGKILL');
   request.signal.addEventListener('abort', kill, { once: true });
-
-  // Every pipe is drained as data comes (ffmpeg would stall on a full one); frames wait in queues.
-  const queues: Buffer[][] = outputs.map(() => []);
-  let wake: (() => void) | undefined;
   let open = n;
-  outputs.forEach((output, i) => {
-    const frameBytes = output.width * output.height * output.channels;
-    // Chunks are gathered and joined once per frame (not re-copied on every chunk).
-    let chunks: Buffer[] = [];
-    let buffered = 0;
-    const stream = child.stdio[fds[i]!]!;
-    stream.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      buffered += chunk.length;
-      if (buffered < frameBytes) return;
-      let joined = Buffer.concat(chunks, buffered);
-      while (joined.length >= frameBytes) {
-        queues[i]!.push(joined.subarray(0, frameBytes));
-        joined = joined.subarray(frameBytes);
-      }
-      chunks = joined.length ? [Buffer.from(joined)] : [];
-      buffered = joined.length;
-      wake?.();
-    });
-    stream.on('end', () => {
-      open--;
-      wake?.();
-    });
-  });
+  const ended = () => {
+    open--;
+    wake?.();
+  };
+  for (const { fd } of pipes) {
+    const stream = child.stdio[fd];
+    if (stream) stream.once('end', ended);
+    else open--; // ffmpeg did not start: its exit says why
+  }
   let copied = false;
   try {
     for (;;) {

@@ -326,7 +326,7 @@ export async function analyseMotion(
       inputArgs: [...DECODE_THREADS, ...(keep ? [] : ['-skip_loop_filter', 'all', '-flags2', '+fast'])],
       filters: `fps=${SAMPLE_FPS}`,
     })) {
-      const cur = Buffer.from(gray!);
+      const cur = gray!; // its own buffer (frames.ts): masked pixels are zeroed in place
       if (masked) for (let i = 0; i < cur.length; i++) if (masked[i]) cur[i] = 0;
       if (frames) {
         keptBytes += views.reduce((sum, v) => sum + v.length, 0);

@@ -1,8 +1,8 @@
 // Memory of the real daemon and all its child processes (interpreter workers,
 // ffmpeg), as PSS: shared pages are split between the processes sharing them,
 // so the sum is what the board gives the whole runtime. Peak under concurrent
-// 10 s 720p uploads, then at rest after every tenth clip up to 50: the trend
-// of those five is what a day of clips would add, their spread how much one
+// 10 s 720p uploads, then at rest after every tenth clip up to 100: the trend
+// of those ten is what a day of clips would add, their spread how much one
 // idle moment differs from the next.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -55,14 +55,15 @@ export interface MemoryBench {
   peak: MemorySample;
   /** the sample with the largest total, and the largest daemon alone seen */
   peakDaemon: number;
-  /** at rest after clip 10, 20, 30, 40 and 50 */
+  /** at rest after each of the rests' clip counts (every tenth clip up to 100) */
+  rests: number[];
   atRest: MemorySample[];
   workers: number;
   /** of the concurrent uploads */
   clipsPerMinute: number;
 }
 
-export async function benchMemory(clip: string, config: Record<string, unknown> = {}, concurrentUploads = 4): Promise<MemoryBench> {
+export async function benchMemory(clip: string, config: Record<string, unknown> = {}, concurrentUploads = 4, rests = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]): Promise<MemoryBench> {
   // the daemon's own defaults for what it runs at once (the harness sets 2)
   const daemon = await new TestDaemon({ config: { jobs: { concurrency: 'auto' }, log: { level: 'info' }, ...config }, env: unitEnvironment() }).start();
   let peak: MemorySample = { total: 0, daemon: 0, byKind: { interpreter: 0, ffmpeg: 0, other: 0 } };
@@ -87,12 +88,12 @@ export async function benchMemory(clip: string, config: Record<string, unknown> 
     const clipsPerMinute = concurrentUploads / ((performance.now() - burst) / 60_000);
     sampling = false;
     done += concurrentUploads;
-    const rests: MemorySample[] = [];
-    for (const upTo of [10, 20, 30, 40, 50]) {
+    const samples: MemorySample[] = [];
+    for (const upTo of rests) {
       while (done < upTo) (await syncClassify(daemon, clip), done++);
-      rests.push(await atRest(daemon.pid));
+      samples.push(await atRest(daemon.pid));
     }
-    return { started, peak, peakDaemon, atRest: rests, workers, clipsPerMinute };
+    return { started, peak, peakDaemon, rests, atRest: samples, workers, clipsPerMinute };
   } finally {
     clearInterval(sampler);
     await daemon.cleanup();
@@ -121,11 +122,13 @@ export function memoryRows(m: MemoryBench): Array<Record<string, string | number
   return [
     { figure: 'just started, PSS MB', value: mb(m.started.total), target: '', parts: parts(m.started) },
     { figure: 'peak under 4 concurrent 10 s 720p uploads, PSS MB', value: mb(m.peak.total), target: '<= 250', parts: `${parts(m.peak)} (daemon alone at most ${mb(m.peakDaemon)}); ${Math.round(m.clipsPerMinute)} clips per minute` },
-    { figure: 'at rest after 10 clips, PSS MB', value: mb(m.atRest[0]!.total), target: '', parts: parts(m.atRest[0]!) },
-    { figure: 'at rest after 50 clips, PSS MB', value: mb(m.atRest.at(-1)!.total), target: '<= 150', parts: parts(m.atRest.at(-1)!) },
+    ...[10, 50, 100].flatMap((clips) => {
+      const at = m.rests.indexOf(clips);
+      return at < 0 ? [] : [{ figure: `at rest after ${clips} clips, PSS MB`, value: mb(m.atRest[at]!.total), target: clips === 50 ? '<= 150' : '', parts: parts(m.atRest[at]!) }];
+    }),
     {
-      figure: 'growth at rest, MB per 10 clips (trend of the five rests after clip 10, 20, ... 50)', value: Math.round(slope(m.atRest.map((r) => r.total)) * 10) / 10, target: '~0',
-      parts: `daemon ${Math.round(slope(m.atRest.map((r) => r.daemon)) * 10) / 10}; the rests: ${m.atRest.map((r) => mb(r.total)).join(', ')} MB (spread ${mb(Math.max(...m.atRest.map((r) => r.total)) - Math.min(...m.atRest.map((r) => r.total)))})`,
+      figure: `growth at rest, MB per 10 clips (trend of the ${m.rests.length} rests after clip ${m.rests.join(', ')})`, value: Math.round(slope(m.atRest.map((r) => r.total)) * 10) / 10, target: '~0',
+      parts: `daemon ${Math.round(slope(m.atRest.map((r) => r.daemon)) * 10) / 10}, worker ${Math.round(slope(m.atRest.map((r) => r.byKind.interpreter)) * 10) / 10}; the rests: ${m.atRest.map((r) => mb(r.total)).join(', ')} MB (spread ${mb(Math.max(...m.atRest.map((r) => r.total)) - Math.min(...m.atRest.map((r) => r.total)))})`,
     },
   ];
 }

@@ -4,11 +4,12 @@
 // client and metrics are not loaded for `vigil classify`): imports are most of
 // a one-shot command's start-up.
 import { parseArgs } from 'node:util';
-import { loadConfig, ConfigError } from './config/load.js';
-import { createLogger } from './core/log.js';
 
 /** Logs of the one-shot commands go to stderr, so stdout carries only the answer. */
-const stderrLogger = (level: 'info' | 'warn' | 'error' | 'debug') => createLogger(level, (line) => process.stderr.write(line + '\n'));
+async function stderrLogger(level: 'info' | 'warn' | 'error' | 'debug') {
+  const { createLogger } = await import('./core/log.js');
+  return createLogger(level, (line) => process.stderr.write(line + '\n'));
+}
 
 const USAGE = `usage: vigil <command> [options]
 
@@ -26,6 +27,7 @@ Every command takes --config FILE (the daemon's config: data folder, model sourc
 `;
 
 async function serve(configFile: string | undefined): Promise<void> {
+  const [{ loadConfig }, { createLogger }] = await Promise.all([import('./config/load.js'), import('./core/log.js')]);
   const config = loadConfig(configFile);
   // before anything is created: the data folder's contents (clips, database, keys) are private by default
   process.umask(parseInt(config.storage.umask, 8));
@@ -60,6 +62,9 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const [command, sub, arg] = positionals;
+  // the interpreter worker starts while this process loads the rest (pool.ts, prestartWorker)
+  if (command === 'classify' && sub) (await import('./inference/pool.js')).prestartWorker();
+  const { loadConfig } = await import('./config/load.js');
   if (values.help || !command) {
     process.stdout.write(USAGE);
     return command || values.help ? 0 : 2;
@@ -76,7 +81,7 @@ async function main(argv: string[]): Promise<number> {
     case 'models': {
       const config = loadConfig(values.config);
       const { modelsActivate, modelsList, modelsPull, modelsRollback } = await import('./models/commands.js');
-      const log = stderrLogger(config.log.level);
+      const log = await stderrLogger(config.log.level);
       if (sub === 'pull') {
         const id = await modelsPull(config, { pack: values.pack, source: values.source }, log);
         process.stdout.write(`${id} installed and active\n`);
@@ -106,7 +111,7 @@ async function main(argv: string[]): Promise<number> {
       if (!sub) break;
       const config = loadConfig(values.config);
       const { classifyFile } = await import('./models/commands.js');
-      const { clip, analysis } = await classifyFile(config, sub, stderrLogger(config.log.level));
+      const { clip, analysis } = await classifyFile(config, sub, await stderrLogger(config.log.level));
       const { stats, ...result } = analysis;
       process.stdout.write(JSON.stringify({ file: sub, duration_seconds: Math.round(clip.duration), ...result, stats }, null, 2) + '\n');
       return analysis ? 0 : 1;
@@ -121,8 +126,9 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (err) => {
-    if (err instanceof ConfigError) process.stderr.write(`vigil: ${err.message}\n`);
-    else process.stderr.write(`vigil: ${err instanceof Error ? err.message : err}\n`);
-    process.exit(err instanceof ConfigError ? 78 : 1);
+    // config/load.js's ConfigError, told by name: that module loads only once a command runs
+    const configError = err instanceof Error && err.name === 'ConfigError';
+    process.stderr.write(`vigil: ${err instanceof Error ? err.message : err}\n`);
+    process.exit(configError ? 78 : 1);
   },
 );

@@ -55,14 +55,44 @@ function kill(worker: Worker): void {
 const WORKER_EXEC_ARGV = ['--max-semi-space-size=1', '--expose-gc'];
 const WORKER_ENV = { MALLOC_ARENA_MAX: '2' };
 
-/** Starts a worker and waits until its interpreters are loaded (and warmed up as asked). */
+function forkWorker(): Worker {
+  // "advanced" serialization carries typed arrays as binary, not JSON.
+  return fork(WORKER_PATH, [], {
+    serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: WORKER_EXEC_ARGV, env: { ...WORKER_ENV, ...process.env },
+  });
+}
+
+/** A worker forked before its models were known (prestartWorker), for the first pool to take. */
+let spare: Worker | undefined;
+
+/**
+ * Forks the worker the first pool will take, before anything else is loaded: a one-shot
+ * command's fixed cost is mostly two Node.js start-ups, its own (imports, config) and the
+ * worker's (Node.js, the TFLite addon), and this runs them side by side. Never used, it
+ * holds nothing open and ends with the process.
+ */
+export function prestartWorker(): void {
+  if (spare) return;
+  const worker = forkWorker();
+  spare = worker;
+  worker.unref();
+  worker.channel?.unref();
+  worker.once('exit', () => {
+    if (spare === worker) spare = undefined;
+  });
+  process.once('exit', () => kill(worker));
+}
+
+/** Starts a worker (or takes the spare) and waits until its interpreters are loaded (and warmed up as asked). */
 function startWorker(models: WorkerModel[], warmup: Warmup): Promise<{ worker: Worker; inferMs: Record<string, number> }> {
   return new Promise((resolve, reject) => {
-    // "advanced" serialization carries typed arrays as binary, not JSON.
-    const worker = fork(WORKER_PATH, [], {
-      serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      execArgv: WORKER_EXEC_ARGV, env: { ...WORKER_ENV, ...process.env },
-    });
+    const worker = spare ?? forkWorker();
+    if (worker === spare) {
+      spare = undefined;
+      worker.ref();
+      worker.channel?.ref();
+    }
     const onExit = (code: number | null, signal: string | null) =>
       reject(new Error(`the inference worker died while loading the models (${signal ?? `exit ${code}`})`));
     worker.once('error', reject);

@@ -27,4 +27,30 @@ describe('vigil classify', function () {
     expect(stderr).to.match(/model pack active/); // logs go to stderr, stdout stays JSON
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  it('exits 78 on a bad config at once, leaving no interpreter worker behind (it starts before the config is read)', async () => {
+    const dir = tempDir('vigil-classify-');
+    const config = path.join(dir, 'vigil.yaml');
+    fs.writeFileSync(config, 'storage: [not, a, map]\n');
+    const started = performance.now();
+    const failed = await run(process.execPath, [path.join(PROJECT_ROOT, 'dist/runtime/cli.js'), 'classify', path.join(dir, 'any.mp4'), '--config', config], { cwd: PROJECT_ROOT }).then(
+      () => { throw new Error('vigil classify succeeded on a bad config'); },
+      (err: { code: number; stderr: string }) => err,
+    );
+    expect(failed.code).to.equal(78);
+    expect(failed.stderr).to.match(/invalid configuration/);
+    expect(performance.now() - started, 'ms: it did not wait for the worker').to.be.below(10_000);
+    // the worker the command forked first is gone with it, not left an orphan
+    const workers = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return ppid === 1 && fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(path.join(PROJECT_ROOT, 'dist/runtime/inference/worker.js'));
+      } catch {
+        return false;
+      }
+    });
+    expect(workers).to.deep.equal([]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });

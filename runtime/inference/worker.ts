@@ -5,11 +5,23 @@
 // (a stuck accelerator) can be ended by killing a process, not a thread.
 // Frames arrive over IPC and are written straight into the input tensor.
 import fs from 'node:fs';
-import { TFLiteNodeModelRunner } from 'tfjs-tflite-node';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { TFLiteNodeModelRunner as RunnerClass } from 'tfjs-tflite-node';
 import { trimCHeap } from '../core/malloc-trim.js';
 import type { InferenceOutput, Warmup, WorkerModel, WorkerReply, WorkerRequest } from './protocol.js';
 
-type Runner = InstanceType<typeof TFLiteNodeModelRunner>;
+/**
+ * The interpreter is the native binding's own class (what the package exports as
+ * TFLiteNodeModelRunner), loaded the way the package loads it. Its entry point would also load
+ * tfjs-core and node-fetch for APIs never used here: 40 to 80 ms of a worker's start, which is
+ * on the critical path of `vigil classify` and of a worker replaced after a hang.
+ */
+const packageJson = createRequire(import.meta.url).resolve('tfjs-tflite-node/package.json');
+const bindings = createRequire(packageJson)('bindings') as (options: { bindings: string; module_root: string }) => { Interpreter: typeof RunnerClass };
+const TFLiteNodeModelRunner = bindings({ bindings: 'node_tflite_binding', module_root: path.dirname(packageJson) }).Interpreter;
+
+type Runner = InstanceType<typeof RunnerClass>;
 
 const runners = new Map<string, Runner>();
 

@@ -2,17 +2,16 @@
 // to fix. Read-only: it sends no result anywhere (webhook endpoints get a TCP
 // connect, not a POST) and changes no data.
 import { redactedUrl, redactUrlsIn } from '../core/redact.js';
-import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import sqlite3 from 'sqlite3';
 import type { Config } from '../config/schema.js';
 import { silentLogger } from '../core/log.js';
 import { trimCHeap } from '../core/malloc-trim.js';
+import { runTool, spawnsWithoutFork } from '../core/spawn.js';
 import { ffmpegPath, ffprobePath } from '../core/tools.js';
 import { clientOptions, gatewayIdOf, mqttTopics } from '../delivery/mqtt-publisher.js';
 import { captionFont } from '../highlight/font.js';
@@ -22,7 +21,6 @@ import { packFiles } from '../models/manifest.js';
 import { PackStore } from '../models/pack-store.js';
 import { diskSpace } from '../retention/disk.js';
 
-const run = promisify(execFile);
 
 export interface Finding {
   check: string;
@@ -77,9 +75,14 @@ export function doctorChecks(config: Config): Array<[string, Check]> {
   const dataDir = path.resolve(config.storage.data_dir);
   return [
     ['ffmpeg', async () => {
-      const ff = (await run(ffmpegPath, ['-hide_banner', '-version'])).stdout.split('\n')[0]!;
-      const fp = (await run(ffprobePath, ['-hide_banner', '-version'])).stdout.split('\n')[0]!;
-      return { check: 'ffmpeg', ok: true, detail: `${ff}; ${fp}` };
+      // started as the pipeline starts them (core/spawn.ts)
+      const version = async (tool: string) => {
+        const answer = await runTool(tool, ['-hide_banner', '-version'], { timeoutMs: 30_000 });
+        if (answer.code !== 0) throw new Error(`${path.basename(tool)} -version exited with ${answer.code ?? answer.signal}: ${answer.stderr.trim().split('\n').pop() ?? ''}`);
+        return answer.stdout.split('\n')[0]!;
+      };
+      const how = spawnsWithoutFork() ? 'started by posix_spawn' : 'started by fork (no koffi or glibc here: more CPU per clip)';
+      return { check: 'ffmpeg', ok: true, detail: `${await version(ffmpegPath)}; ${await version(ffprobePath)}; ${how}` };
     }],
     ['font', async () => ({ check: 'font', ok: fs.existsSync(captionFont()), detail: captionFont(), fix: 'reinstall the runtime (npm ci installs dejavu-fonts-ttf)' })],
     ['memory', async () => {

@@ -45,7 +45,7 @@ describe('vigil doctor', function () {
       fs.writeFileSync(config, YAML.stringify({ ...base, integrations: [...base.integrations, { tenant: 'site', flow: 'default', url: `http://127.0.0.1:${closedPort}/hook` }] }));
       const first = await doctor(config);
       expect(first.code).to.equal(1);
-      expect(first.stdout).to.match(/^ok {2}\s*ffmpeg\s+ffmpeg version/m);
+      expect(first.stdout).to.match(/^ok {2}\s*ffmpeg\s+ffmpeg version.*; started by posix_spawn$/m);
       expect(first.stdout).to.match(/^FAIL\s+model\s+no model pack is active\n\s+-> run `vigil models pull`/m);
       expect(first.stdout).to.match(new RegExp(`^ok\\s+webhooks\\s+http://127\\.0\\.0\\.1:${openPort} reachable`, 'm'));
       expect(first.stdout).to.match(new RegExp(`^FAIL\\s+webhooks\\s+http://127\\.0\\.0\\.1:${closedPort} unreachable \\(ECONNREFUSED\\)`, 'm'));

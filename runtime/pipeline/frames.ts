@@ -128,13 +128,11 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
   });
   const child = spawnTool(ffmpegPath, [
     '-hide_banner', '-loglevel', 'error', '-nostdin', ...(request.inputArgs ?? []), '-i', request.input, '-an', '-sn', '-dn', '-filter_complex', graph, ...args,
-  ], { pipes: [...pipes, 2] });
+  ], { pipes: [...pipes, 2], signal: request.signal });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-2000); });
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   child.once('error', () => undefined);
-  const kill = () => child.kill('SIGKILL');
-  request.signal.addEventListener('abort', kill, { once: true });
   let open = n;
   const ended = () => {
     open--;
@@ -165,8 +163,7 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
       copied = true;
     }
   } finally {
-    request.signal.removeEventListener('abort', kill);
-    if (child.exitCode === null) kill();
+    if (child.exitCode === null) child.kill('SIGKILL'); // the caller stopped early (a no-op once it exited)
     if (part && !copied) await fs.promises.rm(part, { force: true });
   }
 }

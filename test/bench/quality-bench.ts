@@ -13,6 +13,7 @@ import { ModelService } from '../../runtime/models/model-service.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
 import { media, SHARED_MODELS } from '../support/paths.js';
+import { flockClip } from '../support/sky.js';
 
 export interface Expectation {
   name: string;
@@ -20,6 +21,8 @@ export interface Expectation {
   must: ServiceLabel[];
   mustNot: ServiceLabel[];
   risks: Risk[];
+  /** at least one of these must appear */
+  anyOf?: ServiceLabel[];
 }
 
 const PERSON: Pick<Expectation, 'must' | 'mustNot' | 'risks'> = { must: ['person'], mustNot: ['vehicule', 'animal'], risks: ['intrusion', 'danger'] };
@@ -38,12 +41,16 @@ export function realClips(): Expectation[] {
     real('lot_car_cyclist_walker.mp4', { must: ['vehicule'], mustNot: ['animal'], risks: ['intrusion', 'danger'] }),
     real('conveyor_produce.mp4', { must: [], mustNot: ['person', 'vehicule', 'animal'], risks: ['safe'] }),
     real('indoor_empty_room.mp4', { must: ['NOTHING'], mustNot: ['person', 'vehicule', 'animal'], risks: ['safe'] }),
+    // ../shared/media/nuisance: small animals, nothing else (its README; a spider may say spider or animal)
+    { name: 'spider_on_wall.mp4', file: media('nuisance/spider_on_wall.mp4'), must: [], mustNot: ['person', 'vehicule', 'intrusion'], risks: ['safe'], anyOf: ['spider', 'animal'] },
+    { name: 'mouse_arena_topdown.mp4', file: media('nuisance/mouse_arena_topdown.mp4'), must: ['animal'], mustNot: ['person', 'vehicule', 'intrusion'], risks: ['safe'] },
   ];
 }
 
 /** Clips made from the shared pictures, with what a person watching would say. */
 export async function madeClips(): Promise<Expectation[]> {
   const dir = tempDir('vigil-quality-');
+  const sky: Pick<Expectation, 'must' | 'mustNot' | 'risks'> = { must: [], mustNot: ['person', 'vehicule', 'intrusion'], risks: ['safe'] };
   const pan = async (image: string) => panClip(image, path.join(dir, `${image}.mp4`));
   const animal: Pick<Expectation, 'must' | 'mustNot' | 'risks'> = { must: ['animal'], mustNot: ['person'], risks: ['safe'] };
   return [
@@ -56,6 +63,8 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'sunflower pan', file: await pan('sunflower.png'), must: ['plant'], mustNot: ['person'], risks: ['safe'] },
     { name: 'indoor_plants.mp4', file: media('indoor_plants.mp4'), must: ['plant'], mustNot: ['person'], risks: ['safe'] },
     { name: 'face_closeup.avi', file: media('face_closeup.avi'), must: ['person'], mustNot: ['animal'], risks: ['intrusion', 'danger'] },
+    { name: 'flock of birds in a grey sky', file: await flockClip(path.join(dir, 'flock.mp4')), ...sky },
+    { name: 'larger birds in a grey sky', file: await flockClip(path.join(dir, 'flock-large.mp4'), { seed: 3, birds: 7, span: [24, 48] }), ...sky },
     { name: 'still picture', file: await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')), must: ['NOTHING'], mustNot: [], risks: ['safe'] },
   ];
 }
@@ -64,6 +73,7 @@ export async function madeClips(): Promise<Expectation[]> {
 export function misses(e: Expectation, a: Pick<Analysis, 'labels' | 'risk'>): string[] {
   const out: string[] = [];
   for (const l of e.must) if (!a.labels.includes(l)) out.push(`no ${l}`);
+  if (e.anyOf && !e.anyOf.some((l) => a.labels.includes(l))) out.push(`none of ${e.anyOf.join(', ')}`);
   for (const l of e.mustNot) if (a.labels.includes(l)) out.push(`has ${l}`);
   if (!e.risks.includes(a.risk)) out.push(`risk ${a.risk}`);
   return out;

@@ -102,6 +102,9 @@ export class ClipClassifier implements Classifier {
     const base = { model: this.model, version: this.version, backend: this.options.backend };
 
     if (!motion.pattern.moving || chosen.length === 0) {
+      const stats = { framesInferred: 0, decodeMs: 0, motionMs, inferenceMs: 0, totalMs: performance.now() - started };
+      // Too small to move the coarse grid: a spider on a wall, an insect. Nothing for the networks to see.
+      if (motion.smallMovers().creatures.length) return { ...base, ...decide([], motion.pattern, this.options.manifest, rules, motion.smallMovers), stats };
       const t = Math.round((clip.duration / 2) * 1000) / 1000;
       return {
         ...base, risk: 'safe', labels: ['NOTHING'], scores: { NOTHING: 1 },
@@ -139,7 +142,7 @@ export class ClipClassifier implements Classifier {
     if (frames.length === 0) throw new PipelineError(ErrorCode.DECODE_FAILED, 'no frame of the clip could be decoded');
     frames.sort((a, b) => a.t - b.t);
 
-    const decision = decide(frames, motion.pattern, this.options.manifest, rules);
+    const decision = decide(frames, motion.pattern, this.options.manifest, rules, motion.smallMovers);
     return {
       ...base, ...decision,
       stats: { framesInferred, decodeMs, motionMs, inferenceMs, totalMs: performance.now() - started, inferences },

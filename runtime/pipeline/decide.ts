@@ -6,6 +6,7 @@ import type { Manifest } from '../models/manifest.js';
 import { area, centreDistance, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
+import type { SmallMovers } from './small-movers.js';
 
 /** What the networks made of one chosen frame. */
 export interface FrameFindings {
@@ -114,8 +115,32 @@ function dropCloseUpPersons(frame: FrameFindings): FrameFindings {
   return { ...frame, detections, scores: { ...frame.scores, person } };
 }
 
-/** rules: the camera's masks, zones and label filters (README, Cameras, zones and masks) */
-export function decide(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules): Decision {
+/**
+ * Small creatures: where no person or vehicle was found, a small thing that moved through the
+ * view as creatures do (small-movers.ts: a spider on a wall, a mouse, birds, an insect) is an
+ * animal, seen where it went. Not outside the camera's zones, and not where a mask hides it.
+ */
+function smallCreatures(movers: SmallMovers, rules?: CameraRules): Detection[] {
+  return movers.creatures
+    .filter((c) => inZone(c.box, rules))
+    .map((c) => ({ label: 'animal' as const, score: movers.score, box: c.box }));
+}
+
+/** A keyframe in the middle of each creature's track, where no frame the networks saw shows it. */
+function creatureKeyframes(tracks: SmallMovers['creatures'], creatures: Detection[], keyframes: KeyFrame[]): KeyFrame[] {
+  return tracks.flatMap((track) => {
+    const seen = creatures.find((c) => c.box === track.box);
+    const t = round((track.from + track.to) / 2);
+    if (!seen || keyframes.some((k) => k.t >= track.from && k.t <= track.to && k.detections.some((d) => d.label === 'animal'))) return [];
+    return [{ t, score: round(seen.score), detections: [{ ...seen, score: round(seen.score) }] }];
+  });
+}
+
+/**
+ * rules: the camera's masks, zones and label filters (README, Cameras, zones and masks);
+ * movers: the small movers of the motion pass, followed only when asked for.
+ */
+export function decide(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules, movers?: () => SmallMovers): Decision {
   const frames = found.map((f) => dropCloseUpPersons(applyCameraRules(f, rules)));
   const threshold = (label: ServiceLabel) => manifest.thresholds[label] ?? manifest.default_threshold;
   const scores: Partial<Record<ServiceLabel, number>> = {};
@@ -136,6 +161,9 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   }));
   const counts = (label: ServiceLabel, score: number) =>
     labelAllowed(label, score, rules) && (score >= threshold(label) || (agreed.has(label) && score >= unsure));
+  const seenByNetworks = (Object.keys(scores) as ServiceLabel[]).filter((l) => counts(l, scores[l]!));
+  const creatures = movers && !seenByNetworks.some((l) => intruders.includes(l)) ? smallCreatures(movers(), rules) : [];
+  for (const c of creatures) raise('animal', c.score);
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => counts(l, scores[l]!));
 
   // Intrusion: a person or vehicle found where something moved, that did not stay put. In rain
@@ -194,5 +222,6 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
     const score = Math.max(0, ...[...reported].map((l) => f.scores[l] ?? 0), f.sample.energy);
     return { t: f.t, score: round(score), detections: detections.map((d) => ({ ...d, score: round(d.score) })) };
   });
-  return { risk, labels: labels.sort(), scores, keyframes };
+  if (reported.has('animal')) keyframes.push(...creatureKeyframes(movers?.().creatures ?? [], creatures, keyframes));
+  return { risk, labels: labels.sort(), scores, keyframes: keyframes.sort((a, b) => a.t - b.t) };
 }

@@ -58,6 +58,8 @@ export interface FrameSetRequest {
   sizes: Array<{ width: number; height: number }>;
   /** an output before the RGB ones: gray at this size, on the exact area scaler (the motion pass's frames) */
   gray?: { width: number; height: number };
+  /** a second gray output, after `gray`: finer frames where small things are still visible */
+  fineGray?: { width: number; height: number };
   /** the clip's decoded size: an output of that size is only converted (without it, every output is taken as resized) */
   source?: { width: number; height: number };
   signal: AbortSignal;
@@ -82,13 +84,13 @@ function outputScale(size: { width: number; height: number }, source?: { width: 
 /**
  * Every selected frame at several sizes from one decode: ffmpeg splits the
  * stream and scales each branch, writing raw frames to its own pipe (fd 1, 3,
- * 4, ...). Yields one buffer per output for each frame, in order: the gray one
- * first when asked for, then one per size. Each is a buffer of its own (not a
+ * 4, ...). Yields one buffer per output for each frame, in order: the gray ones
+ * first when asked for (gray, then fineGray), then one per size. Each is a buffer of its own (not a
  * view into a larger one), so it can be kept or sent as it is.
  */
 export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<Buffer[]> {
   const outputs = [
-    ...(request.gray ? [{ ...request.gray, filter: exactScale(request.gray.width, request.gray.height, 'area'), pixelFormat: 'gray', channels: 1 }] : []),
+    ...[request.gray, request.fineGray].filter((g) => g !== undefined).map((g) => ({ ...g, filter: exactScale(g.width, g.height, 'area'), pixelFormat: 'gray', channels: 1 })),
     ...request.sizes.map((size) => ({ ...size, filter: outputScale(size, request.source), pixelFormat: 'rgb24', channels: 3 })),
   ];
   const n = outputs.length;

@@ -8,6 +8,7 @@
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
+import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -28,6 +29,18 @@ const BACKGROUND_FRAMES = 48;
 const KEEP_FRAMES = 1200;
 /** foreground over this share of the grid is a change of light (clouds, infrared switching on), not an object */
 const LIGHT_CHANGE = 0.6;
+/**
+ * Small movers are followed at this width: a spider or an insect a hundredth of the view wide
+ * is a pixel or two here, and nothing at WIDTH.
+ */
+const FINE_WIDTH = 192;
+/**
+ * Small movers are followed at this many frames a second (a dash of a few body lengths between
+ * two frames is still linked, small-movers.ts), and over at most FINE_FRAMES frames: a longer
+ * clip is followed at a stride.
+ */
+const FINE_FPS = 5;
+const FINE_FRAMES = 150;
 
 export interface MotionSample {
   /** seconds from the start */
@@ -62,6 +75,11 @@ export interface MotionPattern {
 export interface MotionAnalysis {
   samples: MotionSample[];
   pattern: MotionPattern;
+  /**
+   * Small things that move through the view as creatures do (small-movers.ts): followed when
+   * first asked for, as the decision needs them only where the networks found no one.
+   */
+  smallMovers: () => SmallMovers;
   /** per sample, its frame at each of MotionOptions.keep's sizes, when asked for */
   frames?: Buffer[][];
 }
@@ -307,20 +325,24 @@ export async function analyseMotion(
   clip: Pick<ClipInfo, 'path' | 'width' | 'height' | 'duration'>, signal: AbortSignal, options: MotionOptions = {},
 ): Promise<MotionAnalysis> {
   const { width, height } = scaledSize(clip.width, clip.height, WIDTH);
+  const fine = scaledSize(clip.width, clip.height, FINE_WIDTH);
   const grid = pixelGrid(width, height);
   // Rasterised once per clip; a masked pixel is held at 0, so it neither changes nor stands out from the background.
   const masked = rasteriseMasks(options.masks ?? [], width, height);
+  const fineMasked = rasteriseMasks(options.masks ?? [], fine.width, fine.height);
   const stride = Math.max(1, Math.ceil((clip.duration * SAMPLE_FPS) / KEEP_FRAMES));
+  const fineStride = Math.max(Math.round(SAMPLE_FPS / FINE_FPS), Math.ceil((clip.duration * SAMPLE_FPS) / FINE_FRAMES));
   const { keep } = options;
   const pass = async (copy: FrameCopy | undefined) => {
     const samples: MotionSample[] = [];
     const kept: Array<{ sample: MotionSample; frame: Buffer }> = [];
+    const fineFrames: FineFrame[] = [];
     let frames: Buffer[][] | undefined = keep && [];
     let keptBytes = 0;
     let prev: Buffer | undefined;
     let index = 0;
-    for await (const [gray, ...views] of readFrameSets({
-      input: clip.path, gray: { width, height }, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
+    for await (const [gray, fineGray, ...views] of readFrameSets({
+      input: clip.path, gray: { width, height }, fineGray: fine, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
       // Motion needs no exact picture: skipping the deblocking filter decodes faster (not for
       // frames the networks see, kept for a small clip). One decoding thread (DECODE_THREADS).
       inputArgs: [...DECODE_THREADS, ...(keep ? [] : ['-skip_loop_filter', 'all', '-flags2', '+fast'])],
@@ -339,17 +361,20 @@ export async function analyseMotion(
         : { t: 0, energy: 0, cells: empty(), solidCells: empty(), region: undefined, speckle: 0, foreground: empty() };
       samples.push(sample);
       if (index % stride === 0) kept.push({ sample, frame: cur });
+      if (index % fineStride === 0) fineFrames.push({ t: sample.t, gray: fineGray! });
       prev = cur;
       index++;
     }
-    return { samples, kept, frames };
+    return { samples, kept, frames, fineFrames };
   };
   // the copy only saves the highlight a decode: when it cannot be written, the pass goes on without it
-  const { samples, kept, frames } = await pass(options.copy).catch((err: unknown) => {
+  const { samples, kept, frames, fineFrames } = await pass(options.copy).catch((err: unknown) => {
     if (err instanceof CopyNotWritten) return pass(undefined);
     throw err;
   });
   if (samples.length === 0) throw new Error('the clip has no frames');
   addForeground(kept, grid);
-  return { samples, pattern: describePattern(samples), ...(frames ? { frames } : {}) };
+  let movers: SmallMovers | undefined;
+  const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked));
+  return { samples, pattern: describePattern(samples), smallMovers, ...(frames ? { frames } : {}) };
 }

@@ -63,8 +63,8 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'sunflower pan', file: await pan('sunflower.png'), must: ['plant'], mustNot: ['person'], risks: ['safe'] },
     { name: 'indoor_plants.mp4', file: media('indoor_plants.mp4'), must: ['plant'], mustNot: ['person'], risks: ['safe'] },
     { name: 'face_closeup.avi', file: media('face_closeup.avi'), must: ['person'], mustNot: ['animal'], risks: ['intrusion', 'danger'] },
-    { name: 'flock of birds in a grey sky', file: await flockClip(path.join(dir, 'flock.mp4')), ...sky },
-    { name: 'larger birds in a grey sky', file: await flockClip(path.join(dir, 'flock-large.mp4'), { seed: 3, birds: 7, span: [24, 48] }), ...sky },
+    { name: 'flock of birds in a grey sky', file: await flockClip(path.join(dir, 'flock.mp4')), ...sky, must: ['animal'] },
+    { name: 'larger birds in a grey sky', file: await flockClip(path.join(dir, 'flock-large.mp4'), { seed: 3, birds: 7, span: [24, 48] }), ...sky, must: ['animal'] },
     { name: 'still picture', file: await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')), must: ['NOTHING'], mustNot: [], risks: ['safe'] },
   ];
 }

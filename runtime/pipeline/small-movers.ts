@@ -1,0 +1,380 @@
+// Small creatures: a spider crawling on a wall, a mouse running along a floor, an
+// insect near the lens, birds at a feeder or circling in the sky. At the motion
+// pass's 96 px they are a pixel or less, so they are followed on finer gray frames
+// against the clip's background. What makes one a creature is how it moves: a
+// small thing that travels on its own and changes its course or its pace (it
+// stops, turns, runs on). Things carried along (produce on a conveyor, snow in the
+// wind) move together on straight lines; foliage, flags and flicker stay in place;
+// raindrops never come back. A person or vehicle is what the networks are for:
+// a small mover only says `animal` where they found none (decide.ts).
+import type { Box } from '../core/analysis.js';
+
+/** One gray frame of the clip at the fine size, and its time. */
+export interface FineFrame {
+  t: number;
+  gray: Uint8Array;
+}
+
+/** A small thing followed from frame to frame. */
+export interface MoverTrack {
+  /** the box around its whole path, in 0..1 of the frame */
+  box: Box;
+  /** its first and last sighting, seconds from the start of the clip */
+  from: number;
+  to: number;
+  /** from its first to its last sighting */
+  seconds: number;
+  sightings: number;
+  /** straight-line distance from the start of its path to the end, over its own size */
+  travel: number;
+  /** how its course bent: 1 - net distance / length of the path smoothed over half seconds */
+  turning: number;
+  /** the share of its lifetime it stood still (a creature stops and runs on; a carried thing keeps its pace) */
+  pausing: number;
+  /** the share of its path covered in hops longer than its own length from one frame to the next */
+  hops: number;
+  /** how far it stands out from the background: its median blob's difference over the noise threshold */
+  contrast: number;
+  /** its median velocity in px a second (fine frame), to tell a common flow */
+  velocity: { x: number; y: number };
+}
+
+export interface SmallMovers {
+  /** the tracks that move as creatures do */
+  creatures: MoverTrack[];
+  /** 0..1: how sure the evidence makes a creature, 0 when there is none */
+  score: number;
+}
+
+/** Frames whose per-pixel median is the background: enough to outvote a mover that stayed a while. */
+const BACKGROUND_FRAMES = 25;
+/** A gray level difference under this is never foreground, however clean the camera. */
+const MIN_DELTA = 12;
+/** Foreground is this many times the clip's own noise (its robust standard deviation) above the background. */
+const NOISE_FACTOR = 4;
+/** A frame with more small blobs than this is a moving camera, noise or a crowd: nothing small can be followed there. */
+const BUSY_FRAME = 40;
+/** Small: the blob's longer side is at most this share of the frame's shorter side (anything larger the networks see well enough). */
+const SMALL_SIDE = 1 / 4;
+/**
+ * A sighting links to a track whose last one is at most this many of its own lengths away per
+ * second: small animals dash at up to about 30 body lengths a second (a mouse about 12, a bird
+ * in flight 10 to 20, a spider or a beetle 30 and more), whatever their distance from the
+ * camera. The blob is at least BODY_PX long: legs and wings fall under the threshold.
+ */
+const LENGTHS_PER_S = 30;
+const BODY_PX = 2;
+/** ...and at most this many seconds ago (a creature hidden a moment, or too faint in a frame). */
+const MAX_GAP_S = 0.5;
+/** A track is a creature when seen this often over at least this long... */
+const MIN_SIGHTINGS = 6;
+const MIN_SECONDS = 1;
+/** ...in most of the frames of its life: a thing that is there stays seen, flicker comes and goes */
+const MIN_PRESENCE = 0.7;
+/** ...standing out from the background by twice what its pixels' noise allows (noise barely crosses the threshold, a thing stands clear of it)... */
+const MIN_CONTRAST = 2;
+/** ...going somewhere: at least its own length away from where it started (flicker, sway and jitter stay in place)... */
+const MIN_TRAVEL = 1;
+/**
+ * ...and getting there continuously: a body moves a step at a time (it dashes now and then),
+ * while specks of noise that a track links together are all hops, from spot to spot. At most
+ * this share of its path may be in hops longer than its own length from one frame to the next.
+ */
+const MAX_HOPS = 0.75;
+/** ...and its course bends or its pace changes (a straight line at one pace is a carried thing, or a walker). */
+const MIN_TURNING = 0.15;
+const MIN_PAUSING = 0.2;
+/** Tracks moving alike at the same time: a flow (a conveyor, snow in wind), not creatures going their own way. */
+const FLOW_TRACKS = 3;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[sorted.length >> 1]! : 0;
+}
+
+/** The background: the per-pixel median of up to BACKGROUND_FRAMES evenly spaced frames. */
+function background(frames: FineFrame[], pixels: number): Uint8Array {
+  const step = Math.max(1, frames.length / BACKGROUND_FRAMES);
+  const picked: Uint8Array[] = [];
+  for (let i = 0; i < frames.length; i += step) picked.push(frames[Math.floor(i)]!.gray);
+  const bg = new Uint8Array(pixels);
+  const values = new Uint8Array(picked.length);
+  for (let p = 0; p < pixels; p++) {
+    // insertion sort: a few dozen values, mostly alike (a typed array's sort costs more per call)
+    for (let k = 0; k < values.length; k++) {
+      const v = picked[k]![p]!;
+      let j = k;
+      for (; j > 0 && values[j - 1]! > v; j--) values[j] = values[j - 1]!;
+      values[j] = v;
+    }
+    bg[p] = values[values.length >> 1]!;
+  }
+  return bg;
+}
+
+/**
+ * Each pixel's own flicker: its mean change from one frame to the next. Leaves, water, a
+ * flickering lamp or an overexposed cloth change all the time in place; a thing passing over a
+ * pixel changes it twice (coming and going), which the mean over the clip hardly sees, however
+ * slowly it passes. A pixel is foreground only when it leaves its own usual range.
+ */
+function flicker(frames: FineFrame[], pixels: number): Float32Array {
+  const sum = new Float32Array(pixels);
+  for (let f = 1; f < frames.length; f++) {
+    const a = frames[f - 1]!.gray, b = frames[f]!.gray;
+    for (let p = 0; p < pixels; p++) sum[p] += Math.abs(b[p]! - a[p]!);
+  }
+  for (let p = 0; p < pixels; p++) sum[p] /= Math.max(1, frames.length - 1);
+  return sum;
+}
+
+/**
+ * The frame's exposure against the background's: a camera's automatic gain, or a light dimming,
+ * brightens or darkens every pixel together (gray = gain x background + offset). Fitted by least
+ * squares on a sparse grid, then again without the pixels that missed by far (what moved).
+ */
+function exposure(gray: Uint8Array, bg: Uint8Array): { gain: number; offset: number } {
+  const fit = (use: (p: number) => boolean) => {
+    let n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (let p = 0; p < bg.length; p += 5) {
+      if (!use(p)) continue;
+      const x = bg[p]!, y = gray[p]!;
+      n++; sx += x; sy += y; sxx += x * x; sxy += x * y;
+    }
+    const varX = n * sxx - sx * sx;
+    const gain = n > 1 && varX > 0 ? (n * sxy - sx * sy) / varX : 1;
+    return { gain, offset: n ? (sy - gain * sx) / n : 0 };
+  };
+  const first = fit(() => true);
+  return fit((p) => Math.abs(gray[p]! - (first.gain * bg[p]! + first.offset)) < 20);
+}
+
+/** The clip's noise: the robust standard deviation (1.4826 MAD) of differences from the background, sampled over a few frames. */
+function noiseLevel(frames: FineFrame[], bg: Uint8Array): number {
+  const histogram = new Uint32Array(256);
+  let count = 0;
+  const step = Math.max(1, Math.floor(frames.length / 5));
+  for (let f = 0; f < frames.length; f += step) {
+    const gray = frames[f]!.gray;
+    const { gain, offset } = exposure(gray, bg);
+    for (let p = 0; p < bg.length; p += 7) {
+      histogram[Math.min(255, Math.round(Math.abs(gray[p]! - gain * bg[p]! - offset)))]++;
+      count++;
+    }
+  }
+  let below = 0;
+  for (let level = 0; level < 256; level++) {
+    below += histogram[level]!;
+    if (below * 2 >= count) return 1.4826 * level;
+  }
+  return 0;
+}
+
+interface Blob {
+  t: number;
+  x: number;
+  y: number;
+  /** its longer side, px */
+  size: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  /** darker (-1) or brighter (1) than the background */
+  sign: number;
+  /** its strongest pixel's difference from the background, over that pixel's threshold */
+  contrast: number;
+}
+
+/** A frame's foreground: each pixel's sign (-1 darker, 1 brighter, 0 background), how far past its threshold, and the list of foreground pixels. */
+interface Foreground {
+  mask: Int8Array;
+  excess: Float32Array;
+  pixels: Int32Array;
+  count: number;
+}
+
+/** The small 8-connected blobs of one sign in a frame's foreground. `seen` is all zero on entry and left so. */
+function smallBlobs(fg: Foreground, seen: Uint8Array, width: number, height: number, t: number, maxSide: number): Blob[] {
+  const { mask, excess } = fg;
+  const blobs: Blob[] = [];
+  const stack: number[] = [];
+  for (let k = 0; k < fg.count; k++) {
+    const start = fg.pixels[k]!;
+    if (seen[start]) continue;
+    let x0 = width, y0 = height, x1 = 0, y1 = 0, sx = 0, sy = 0, n = 0, contrast = 0;
+    const sign = mask[start]!;
+    stack.push(start);
+    seen[start] = 1;
+    while (stack.length) {
+      const i = stack.pop()!;
+      const x = i % width;
+      const y = (i - x) / width;
+      x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      sx += x; sy += y; n++; contrast = Math.max(contrast, excess[i]!);
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = x + dx, ny = y + dy;
+          if (nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
+          const j = ny * width + nx;
+          if (mask[j] === sign && !seen[j]) {
+            seen[j] = 1;
+            stack.push(j);
+          }
+        }
+      }
+    }
+    const size = Math.max(x1 - x0, y1 - y0) + 1;
+    if (size <= maxSide) blobs.push({ t, x: sx / n, y: sy / n, size, x0, y0, x1, y1, sign, contrast });
+  }
+  for (let k = 0; k < fg.count; k++) seen[fg.pixels[k]!] = 0;
+  return blobs;
+}
+
+/**
+ * Links each frame's blobs to the tracks that could have got there: the closest pairs first, so a
+ * faint speck near a creature never takes its track; a blob left over starts a track.
+ */
+function link(frames: Blob[][]): Blob[][] {
+  const tracks: Blob[][] = [];
+  let alive: Blob[][] = [];
+  for (const blobs of frames) {
+    if (blobs.length === 0) continue;
+    const now = blobs[0]!.t;
+    alive = alive.filter((track) => now - track[track.length - 1]!.t <= MAX_GAP_S);
+    const pairs: Array<{ blob: Blob; track: Blob[]; distance: number }> = [];
+    for (const blob of blobs) {
+      for (const track of alive) {
+        const last = track[track.length - 1]!;
+        const dt = blob.t - last.t;
+        if (dt <= 0 || last.sign !== blob.sign) continue;
+        // the same thing: about the same size (it turns, its legs and wings move: within a factor 2)
+        if (Math.max(blob.size, last.size) > 2 * Math.min(blob.size, last.size) + BODY_PX) continue;
+        const distance = Math.hypot(blob.x - last.x, blob.y - last.y);
+        if (distance <= LENGTHS_PER_S * Math.max(last.size, blob.size, BODY_PX) * dt + 1) pairs.push({ blob, track, distance });
+      }
+    }
+    const linked = new Set<Blob>();
+    const extended = new Set<Blob[]>();
+    for (const { blob, track } of pairs.sort((x, y) => x.distance - y.distance)) {
+      if (linked.has(blob) || extended.has(track)) continue;
+      track.push(blob);
+      linked.add(blob);
+      extended.add(track);
+    }
+    for (const blob of blobs) {
+      if (linked.has(blob)) continue;
+      const track = [blob];
+      tracks.push(track);
+      alive.push(track);
+    }
+  }
+  return tracks;
+}
+
+/** How a track moved. */
+function describe(track: Blob[], width: number, height: number): MoverTrack {
+  const first = track[0]!, last = track[track.length - 1]!;
+  const size = Math.max(BODY_PX, median(track.map((b) => b.size)));
+  const seconds = last.t - first.t;
+  // The path smoothed over half seconds: a blob's centre jitters by a pixel from frame to frame.
+  const points: Array<{ x: number; y: number; t: number }> = [];
+  for (let start = first.t; start <= last.t; start += 0.5) {
+    const part = track.filter((b) => b.t >= start && b.t < start + 0.5);
+    if (part.length) points.push({ x: median(part.map((b) => b.x)), y: median(part.map((b) => b.y)), t: median(part.map((b) => b.t)) });
+  }
+  let length = 0;
+  let still = 0;
+  for (let i = 1; i < points.length; i++) {
+    const step = Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
+    length += step;
+    if (step < Math.max(1, size / 2)) still += points[i]!.t - points[i - 1]!.t; // stood (nearly) still for that half second
+  }
+  const net = points.length > 1 ? Math.hypot(points[points.length - 1]!.x - points[0]!.x, points[points.length - 1]!.y - points[0]!.y) : 0;
+  const steps = track.slice(1).map((b, i) => ({ x: (b.x - track[i]!.x) / (b.t - track[i]!.t), y: (b.y - track[i]!.y) / (b.t - track[i]!.t) }));
+  let path = 0;
+  let hopped = 0;
+  for (let i = 1; i < track.length; i++) {
+    const step = Math.hypot(track[i]!.x - track[i - 1]!.x, track[i]!.y - track[i - 1]!.y);
+    path += step;
+    if (step > Math.max(size, BODY_PX)) hopped += step;
+  }
+  const x0 = Math.min(...track.map((b) => b.x0)), y0 = Math.min(...track.map((b) => b.y0));
+  const x1 = Math.max(...track.map((b) => b.x1)), y1 = Math.max(...track.map((b) => b.y1));
+  return {
+    box: { x: x0 / width, y: y0 / height, w: (x1 - x0 + 1) / width, h: (y1 - y0 + 1) / height },
+    from: first.t, to: last.t, seconds, sightings: track.length,
+    contrast: median(track.map((b) => b.contrast)),
+    hops: path > 0 ? hopped / path : 0,
+    travel: net / size,
+    turning: length > 0 ? 1 - net / length : 0,
+    pausing: seconds > 0 ? still / seconds : 0,
+    velocity: { x: median(steps.map((s) => s.x)), y: median(steps.map((s) => s.y)) },
+  };
+}
+
+/** Tracks that move like `track` (direction within 25 degrees, speed within a factor 1.5) while it moves. */
+function alike(track: MoverTrack, others: MoverTrack[]): number {
+  const speed = Math.hypot(track.velocity.x, track.velocity.y);
+  return others.filter((o) => {
+    if (o === track) return false;
+    const s = Math.hypot(o.velocity.x, o.velocity.y);
+    if (speed === 0 || s === 0 || Math.max(s / speed, speed / s) > 1.5) return false;
+    const cos = (o.velocity.x * track.velocity.x + o.velocity.y * track.velocity.y) / (s * speed);
+    return cos > Math.cos((25 * Math.PI) / 180);
+  }).length;
+}
+
+/**
+ * Follows the small things that move through the view and keeps those that move as creatures
+ * do. `masked` pixels (the camera's masks) never count.
+ */
+export function findSmallMovers(frames: FineFrame[], width: number, height: number, masked?: Uint8Array): SmallMovers {
+  const none: SmallMovers = { creatures: [], score: 0 };
+  if (frames.length < MIN_SIGHTINGS) return none;
+  const pixels = width * height;
+  const bg = background(frames, pixels);
+  const noise = noiseLevel(frames, bg);
+  const own = flicker(frames, pixels);
+  // A pixel's threshold: NOISE_FACTOR standard deviations of the clip's noise or of the pixel's
+  // own flicker (a mean absolute change of a noise is 1.13 of its standard deviation), whichever is larger.
+  const threshold = new Uint8Array(pixels);
+  for (let p = 0; p < pixels; p++) threshold[p] = Math.min(255, Math.max(MIN_DELTA, NOISE_FACTOR * Math.max(noise, own[p]! / 1.13)));
+  const short = Math.min(width, height);
+  const maxSide = Math.max(2, Math.floor(short * SMALL_SIDE));
+  if (masked) for (let p = 0; p < pixels; p++) if (masked[p]) threshold[p] = 255; // never foreground
+  const fg: Foreground = { mask: new Int8Array(pixels), excess: new Float32Array(pixels), pixels: new Int32Array(pixels), count: 0 };
+  const seen = new Uint8Array(pixels);
+  const sightings: Blob[][] = [];
+  for (const frame of frames) {
+    const { gain, offset } = exposure(frame.gray, bg);
+    const gray = frame.gray;
+    fg.count = 0;
+    for (let p = 0; p < pixels; p++) {
+      const d = gray[p]! - gain * bg[p]! - offset;
+      const limit = threshold[p]!;
+      if (d > limit || d < -limit) {
+        fg.mask[p] = d > 0 ? 1 : -1;
+        fg.excess[p] = (d > 0 ? d : -d) / limit;
+        fg.pixels[fg.count++] = p;
+      } else {
+        fg.mask[p] = 0;
+      }
+    }
+    const blobs = smallBlobs(fg, seen, width, height, frame.t, maxSide);
+    sightings.push(blobs.length > BUSY_FRAME ? [] : blobs);
+  }
+  const interval = frames.length > 1 ? (frames[frames.length - 1]!.t - frames[0]!.t) / (frames.length - 1) : 1;
+  const moving = link(sightings)
+    .filter((t) => {
+      const seconds = t[t.length - 1]!.t - t[0]!.t;
+      return t.length >= MIN_SIGHTINGS && seconds >= MIN_SECONDS && t.length >= MIN_PRESENCE * (seconds / interval + 1);
+    })
+    .map((t) => describe(t, width, height))
+    .filter((t) => t.travel >= MIN_TRAVEL && t.contrast >= MIN_CONTRAST && t.hops <= MAX_HOPS);
+  const creatures = moving.filter((t) => (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING) && alike(t, moving) < FLOW_TRACKS - 1);
+  if (creatures.length === 0) return none;
+  // Surer the longer one was followed: 0.6 for the shortest track that counts, up to 0.9 over 4 s.
+  const longest = Math.max(...creatures.map((c) => c.seconds));
+  return { creatures, score: Math.min(0.9, 0.6 + (0.3 * (longest - MIN_SECONDS)) / 3) };
+}

@@ -1,0 +1,157 @@
+// The small-mover rule on frames drawn here: a creature is a small thing that goes somewhere by
+// itself, changing its course or its pace; noise, flicker in place, a change of light and things
+// carried along together are not.
+import { expect } from 'chai';
+import type { Box, CameraRules } from '../../runtime/core/analysis.js';
+import { manifestSchema } from '../../runtime/models/manifest.js';
+import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { MOTION_GRID, type MotionPattern } from '../../runtime/pipeline/motion.js';
+import { findSmallMovers, type FineFrame, type SmallMovers } from '../../runtime/pipeline/small-movers.js';
+import { seeded } from '../support/sky.js';
+
+const W = 192;
+const H = 108;
+const FPS = 5;
+
+interface Drawn {
+  /** position of the thing at time t (px), or undefined when it is not in view */
+  at: (t: number) => { x: number; y: number } | undefined;
+  /** half its side, px */
+  half: number;
+  /** gray level added where it is (negative: darker) */
+  shade: number;
+}
+
+/** A textured still scene with sensor noise, the things drawn on it, and per-frame exposure. */
+function frames(things: Drawn[], options: { seconds?: number; noise?: number; exposure?: (t: number) => number; flicker?: { x: number; y: number; half: number } } = {}): FineFrame[] {
+  const random = seeded(5);
+  const scene = new Float32Array(W * H);
+  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) scene[y * W + x] = 120 + 40 * Math.sin(x / 17) * Math.cos(y / 11) + 10 * random();
+  const gauss = () => Math.sqrt(-2 * Math.log(random() + 1e-9)) * Math.cos(2 * Math.PI * random());
+  const out: FineFrame[] = [];
+  const n = Math.round((options.seconds ?? 10) * FPS);
+  for (let i = 0; i < n; i++) {
+    const t = i / FPS;
+    const gain = options.exposure?.(t) ?? 1;
+    const gray = new Uint8Array(W * H);
+    for (let p = 0; p < gray.length; p++) gray[p] = Math.max(0, Math.min(255, Math.round(scene[p]! * gain + (options.noise ?? 2) * gauss())));
+    for (const thing of things) {
+      const c = thing.at(t);
+      if (!c) continue;
+      for (let y = Math.round(c.y - thing.half); y <= Math.round(c.y + thing.half); y++) {
+        for (let x = Math.round(c.x - thing.half); x <= Math.round(c.x + thing.half); x++) {
+          if (x >= 0 && y >= 0 && x < W && y < H) gray[y * W + x] = Math.max(0, Math.min(255, gray[y * W + x]! + thing.shade));
+        }
+      }
+    }
+    if (options.flicker && i % 2 === 0) {
+      const f = options.flicker; // a patch that blinks in place every other frame (a leaf catching the light)
+      for (let y = f.y - f.half; y <= f.y + f.half; y++) for (let x = f.x - f.half; x <= f.x + f.half; x++) gray[y * W + x] = 255;
+    }
+    out.push({ t, gray });
+  }
+  return out;
+}
+
+/** A spider's way across a wall: still, a dash, a turn, crawling on, still again. */
+const crawler = (t: number) => {
+  if (t < 3) return { x: 60, y: 70 };
+  if (t < 3.4) return { x: 60 - (t - 3) * 20, y: 70 };
+  if (t < 8) return { x: 52 + (t - 3.4) * 3, y: 70 - (t - 3.4) * 4 };
+  return { x: 52 + 4.6 * 3, y: 70 - 4.6 * 4 };
+};
+
+describe('small movers (pure)', () => {
+  it('a small dark thing that stops, dashes and turns is a creature, found where it went', () => {
+    const found = findSmallMovers(frames([{ at: crawler, half: 1, shade: -60 }]), W, H);
+    expect(found.creatures).to.have.length(1);
+    expect(found.score).to.be.within(0.6, 0.9);
+    const box = found.creatures[0]!.box;
+    expect(box.x * W).to.be.within(40, 62);
+    expect((box.y + box.h) * H).to.be.within(68, 74);
+  });
+
+  it('a bright thing wandering in circles (a bird circling against a dark sky) is a creature', () => {
+    const circle = (t: number) => ({ x: 100 + 30 * Math.cos(t * 1.2), y: 50 + 15 * Math.sin(t * 1.2) });
+    expect(findSmallMovers(frames([{ at: circle, half: 2, shade: 70 }]), W, H).creatures).to.have.length(1);
+  });
+
+  it('nothing but sensor noise: no creature', () => {
+    expect(findSmallMovers(frames([], { noise: 4 }), W, H).score).to.equal(0);
+  });
+
+  it('a patch blinking in place (a leaf in the sun, a lamp): no creature', () => {
+    expect(findSmallMovers(frames([], { flicker: { x: 80, y: 40, half: 1 } }), W, H).creatures).to.deep.equal([]);
+  });
+
+  it('a thing at one steady pace on a straight line (carried, or a walker far away): no creature', () => {
+    const carried = (t: number) => ({ x: 20 + t * 15, y: 60 });
+    expect(findSmallMovers(frames([{ at: carried, half: 2, shade: -60 }]), W, H).creatures).to.deep.equal([]);
+  });
+
+  it('the camera brightening and dimming (automatic exposure): no creature', () => {
+    const exposure = (t: number) => 1 + 0.15 * Math.sin(t * 2);
+    expect(findSmallMovers(frames([], { exposure }), W, H).score).to.equal(0);
+  });
+
+  it('a creature under the camera changing its exposure is still found', () => {
+    const exposure = (t: number) => 1 + 0.1 * Math.sin(t * 2);
+    expect(findSmallMovers(frames([{ at: crawler, half: 1, shade: -60 }], { exposure }), W, H).creatures).to.have.length(1);
+  });
+
+  it('a masked creature is not found', () => {
+    const masked = new Uint8Array(W * H);
+    for (let y = 0; y < H; y++) for (let x = 0; x < W / 2; x++) masked[y * W + x] = 1;
+    expect(findSmallMovers(frames([{ at: crawler, half: 1, shade: -60 }]), W, H, masked).creatures).to.deep.equal([]);
+  });
+
+  it('a clip too short to follow anything: no creature', () => {
+    expect(findSmallMovers(frames([{ at: crawler, half: 1, shade: -60 }], { seconds: 0.8 }), W, H).creatures).to.deep.equal([]);
+  });
+});
+
+describe('small creatures in the decision', () => {
+  const manifest = manifestSchema.parse({
+    name: 'rules', version: '1.0.0',
+    models: [{ id: 'm', task: 'detection', file: { name: 'm.tflite', sha256: '0'.repeat(64), bytes: 1, url: 'https://example.invalid/m' }, labels: { embedded: 'l.txt' }, class_map: 'identity' }],
+    thresholds: { person: 0.55, vehicule: 0.55, animal: 0.5 },
+    risk: { confirm_score: 0.4 },
+  });
+  const still: MotionPattern = { moving: false, spread: 0, fragmentation: 0, oscillation: 0, travel: 0 };
+  const spider: Box = { x: 0.35, y: 0.42, w: 0.08, h: 0.23 };
+  const movers: SmallMovers = {
+    score: 0.9,
+    creatures: [{ box: spider, from: 0, to: 9.8, seconds: 9.8, sightings: 50, travel: 10, turning: 0.4, pausing: 0.5, hops: 0.2, contrast: 3, velocity: { x: 0, y: 0 } }],
+  };
+  const grid = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
+  const personFrame = (t: number): FrameFindings => ({
+    t, scores: { person: 0.9 }, detections: [{ label: 'person', score: 0.9, box: { x: 0.5, y: 0.2, w: 0.1, h: 0.5 } }],
+    sample: { t, energy: 0.05, cells: grid(), solidCells: grid(), region: { x: 0.5, y: 0.2, w: 0.1, h: 0.5 }, speckle: 0, foreground: grid() },
+  });
+
+  it('no frame for the networks and a creature: animal, safe, a keyframe boxing where it went', () => {
+    const d = decide([], still, manifest, undefined, () => movers);
+    expect(d.labels).to.deep.equal(['animal']);
+    expect(d.scores.animal).to.equal(0.9);
+    expect(d.risk).to.equal('safe');
+    expect(d.keyframes).to.have.length(1);
+    expect(d.keyframes[0]!.t).to.equal(4.9);
+    expect(d.keyframes[0]!.detections).to.deep.equal([{ label: 'animal', score: 0.9, box: spider }]);
+  });
+
+  it('where the networks found a person, small movers are not asked for and add nothing', () => {
+    let asked = false;
+    const d = decide([personFrame(1), personFrame(3)], { ...still, moving: true }, manifest, undefined, () => {
+      asked = true;
+      return movers;
+    });
+    expect(asked).to.equal(false);
+    expect(d.labels).to.not.include('animal');
+  });
+
+  it('a creature outside every zone of the camera does not count', () => {
+    const rules: CameraRules = { masks: [], zones: [{ name: 'gate', points: [[0.7, 0], [1, 0], [1, 1], [0.7, 1]] }], labels: {} };
+    const d = decide([], still, manifest, rules, () => movers);
+    expect(d.labels).to.not.include('animal');
+  });
+});

@@ -127,4 +127,3 @@ function runFfmpeg(camera: Camera, args: string[], outFile: string, signal?: Abo
   });
 }
 
-export { redactedUrl };

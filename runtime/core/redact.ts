@@ -20,15 +20,12 @@ export function redactedUrl(url: string): string {
   } catch {
     return '(invalid URL)';
   }
-  const hadUser = !!(u.username || u.password);
   u.username = '';
   u.password = '';
   u.hash = '';
   const names = [...u.searchParams.keys()];
   if (names.length) u.search = names.map((name) => `${encodeURIComponent(name)}=${HIDDEN}`).join('&');
-  const shown = u.toString();
-  // the user's place is kept visible (scheme://***@host): a reader sees that credentials were set
-  return hadUser ? shown.replace('://', `://${HIDDEN}@`) : shown;
+  return u.toString();
 }
 
 /** scheme://host:port of a URL whose path may be a secret (a webhook receiver). */

@@ -37,8 +37,8 @@ describe('logs: format', () => {
     log.warn('fetch of https://user:pw-2@mirror.example/packs?sig=sig-3 failed', { err, detail: 'see http://127.0.0.1:9/x?pwd=pwd-4', plain: 'http://127.0.0.1:8080' });
     const record = JSON.parse(lines[0]!) as Record<string, any>;
     for (const secret of ['cam-pw', 'tok-1', 'pw-2', 'sig-3', 'pwd-4', 'channel=2']) expect(lines[0], secret).to.not.include(secret);
-    expect(record.msg).to.equal('fetch of https://***@mirror.example/packs?sig=*** failed');
-    expect(record.err.message).to.equal('cannot open "rtsp://***@127.0.0.1:554/live?token=***&channel=***"');
+    expect(record.msg).to.equal('fetch of https://mirror.example/packs?sig=*** failed');
+    expect(record.err.message).to.equal('cannot open "rtsp://127.0.0.1:554/live?token=***&channel=***"');
     expect(record.detail).to.equal('see http://127.0.0.1:9/x?pwd=***');
     expect(record.plain).to.equal('http://127.0.0.1:8080');
   });

@@ -61,6 +61,16 @@ export function redactSecrets(text: string, options: RedactOptions = {}): string
   });
 }
 
+/** A JSON-like value (a status object, a dashboard answer) with redactSecrets applied to every string in it. */
+export function redactDeep<T>(value: T, options: RedactOptions = {}): T {
+  if (typeof value === 'string') return redactSecrets(value, options) as T;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, options)) as T;
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, options)])) as T;
+  }
+  return value;
+}
+
 /** The ways a URL can be written in a text: as configured, normalised, without user info. */
 function urlForms(url: string): string[] {
   const forms = new Set<string>([url]);

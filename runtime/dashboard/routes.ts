@@ -14,7 +14,7 @@ import type { Keys } from '../api/auth.js';
 import type { Camera, WatchFolder } from '../capture/resolve.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
-import { redactSecrets, redactedUrl, urlOrigin } from '../core/redact.js';
+import { redactDeep, redactSecrets, redactedUrl, urlOrigin } from '../core/redact.js';
 import type { Integrations } from '../delivery/integrations.js';
 import { BUNDLED_PACKS } from '../models/manifest.js';
 import { modelsActivate, modelsPull, modelsRollback, packStoreOf } from '../models/commands.js';
@@ -163,14 +163,14 @@ export function dashboardRoutes(deps: DashboardRoutesDeps): { router: Router; gu
     const tenant = tenantFilter(ctx);
     const mine = <T extends { tenant: string }>(list: T[]) => list.filter((x) => tenant === null || x.tenant === tenant);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
+    ctx.body = redactDeep({
       cameras: await Promise.all(mine(deps.cameras).map(async (c) => ({
         id: c.id, tenant: c.tenant, url: redactedUrl(c.url), last_capture_at: await lastCapture(deps.db, c.tenant, c.id),
       }))),
       watch_folders: await Promise.all(mine(deps.watchFolders).map(async (w) => ({
         path: w.path, tenant: w.tenant, camera_id: w.cameraId, last_capture_at: await lastCapture(deps.db, w.tenant, w.cameraId),
       }))),
-    };
+    });
   });
 
   // Model packs: the same pack store and checks as `vigil models ...`; the

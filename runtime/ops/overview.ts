@@ -4,7 +4,7 @@
 // Read from the same sources as /readyz and /metrics (the readiness registry,
 // the store, statfs, store-size.ts, retention's totals), so the dashboard never disagrees with them.
 import type { EventBus } from '../core/bus.js';
-import { redactedUrl } from '../core/redact.js';
+import { redactDeep, redactedUrl } from '../core/redact.js';
 import type { Feature } from '../core/feature.js';
 import type { ModelService } from '../models/model-service.js';
 import type { RetentionConfig } from '../retention/config.js';
@@ -83,7 +83,8 @@ export class GatewayOverview implements Feature {
     ]);
     const model = d.models.status;
     const packs = d.models.packStore;
-    return {
+    // readiness details and model errors quote URLs (a model source, a broker): the status shows none of their secrets
+    return redactDeep({
       version: d.version,
       uptime_s: Math.round(process.uptime()),
       ready: report.ok,
@@ -110,6 +111,6 @@ export class GatewayOverview implements Feature {
         },
       },
       mqtt: { enabled: d.mqtt.enabled, connected: d.mqtt.enabled && this.mqttConnected, url: d.mqtt.enabled ? redactedUrl(d.mqtt.url) : null },
-    };
+    });
   }
 }

@@ -1,6 +1,5 @@
 // The admin API (admin key): webhook integrations (list, create, update,
 // delete), the delivery state of one classification, and the outbox size.
-import { redactSecrets } from '../core/redact.js';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
@@ -12,6 +11,7 @@ import type { ClassificationStore } from '../store/classifications.js';
 import { ID_PATTERN } from '../store/media-files.js';
 import { isoNow } from '../store/time.js';
 import { ApiError, notFound } from './errors.js';
+import { redactSecrets } from '../core/redact.js';
 
 export interface AdminRoutesDeps {
   integrations: Integrations;

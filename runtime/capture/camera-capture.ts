@@ -80,8 +80,10 @@ export class CameraCapture implements Feature {
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  camera(id: string): Camera | undefined {
-    return this.byId.get(id);
+  /** The camera of this id when it is the tenant's: another tenant's camera is as good as unknown. */
+  camera(id: string, tenant: string): Camera | undefined {
+    const camera = this.byId.get(id);
+    return camera?.tenant === tenant ? camera : undefined;
   }
 
   /**

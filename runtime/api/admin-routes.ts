@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
+import { redactSecrets } from '../core/redact.js';
 import { flowName, webhookUrl } from '../delivery/config.js';
 import type { Integration, Integrations } from '../delivery/integrations.js';
 import type { Outbox, OutboxRow } from '../delivery/outbox.js';
@@ -11,7 +12,6 @@ import type { ClassificationStore } from '../store/classifications.js';
 import { ID_PATTERN } from '../store/media-files.js';
 import { isoNow } from '../store/time.js';
 import { ApiError, notFound } from './errors.js';
-import { redactSecrets } from '../core/redact.js';
 
 export interface AdminRoutesDeps {
   integrations: Integrations;

@@ -126,6 +126,7 @@ export class Daemon {
       bodyIdleTimeoutMs: config.server.body_idle_timeout_s * 1000,
       headersTimeoutMs: config.server.headers_timeout_s * 1000,
       bus,
+      trustProxy: config.server.trust_proxy,
     });
 
     // Started in this order, stopped in reverse: the API goes first on shutdown,

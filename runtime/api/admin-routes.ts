@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
+import { redactSecrets } from '../core/redact.js';
 import { flowName, webhookUrl } from '../delivery/config.js';
 import type { Integration, Integrations } from '../delivery/integrations.js';
 import type { Outbox, OutboxRow } from '../delivery/outbox.js';
@@ -58,7 +59,7 @@ export function deliveryView(row: OutboxRow) {
     state: row.state,
     status_code: row.status_code,
     attempts: row.attempts,
-    last_error: row.last_error,
+    last_error: redactSecrets(row.last_error, { originOnly: row.url ? [row.url] : [] }),
     created_at: iso(row.created_ms),
     finished_at: iso(row.finished_ms),
     next_attempt_at: row.state === 'pending' ? iso(row.next_attempt_ms) : null,

@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** headers that go with the answer (Retry-After of a 429) */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -27,6 +29,7 @@ export function errorBody(log: Logger): Middleware {
       const e = err as Error & { status?: number; expose?: boolean };
       if (err instanceof ApiError) {
         ctx.status = err.status;
+        ctx.set(err.headers);
         ctx.body = { error: { code: err.code, message: err.message } } satisfies ErrorBody;
       } else if (isDiskFull(err)) {
         // the volume filled under this request: a storage state, not an internal error

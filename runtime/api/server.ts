@@ -31,6 +31,8 @@ export interface HttpServerOptions {
   headersTimeoutMs?: number;
   /** told of each refused request (request.refused, for the metrics) and each one closed for stalling */
   bus?: EventBus;
+  /** believe a reverse proxy's X-Forwarded-Proto, -Host and -For (server.trust_proxy) */
+  trustProxy?: boolean;
 }
 
 const stalledAnswer = (message: string) => JSON.stringify({ error: { code: 'request_timeout', message } });
@@ -89,7 +91,11 @@ function requestLog(log: Logger, bus?: EventBus): Middleware {
         await next();
       } finally {
         const line = { method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started };
-        if (ctx.status >= 400 && !(ctx.state as { answeredWithStatus?: boolean }).answeredWithStatus) {
+        const state = ctx.state as { answeredWithStatus?: boolean; refusalLogged?: boolean };
+        if (state.refusalLogged) {
+          // its route logs such refusals itself, rate-limited (failed sign-ins): a flood is not a flood of lines
+          bus?.emit('request.refused', { status: ctx.status, code: (ctx.body as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown' });
+        } else if (ctx.status >= 400 && !state.answeredWithStatus) {
           const code = (ctx.body as { error?: { code?: string } } | undefined)?.error?.code ?? 'unknown';
           const tenant = (ctx.state as { tenant?: string }).tenant;
           const refusal = { ...line, code, ...(tenant ? { tenant } : {}), remote };
@@ -112,7 +118,10 @@ function guard(access: Mount['access'], keys: Keys): Middleware | undefined {
 
 export function buildApp(options: Omit<HttpServerOptions, 'host' | 'port'>): Koa {
   const app = new Koa();
-  app.proxy = false;
+  // One proxy in front at most: its X-Forwarded-* decide scheme, host and client
+  // address, and of X-Forwarded-For only the address it appended itself counts.
+  app.proxy = options.trustProxy ?? false;
+  app.maxIpsCount = 1;
   app.silent = true;
   app.use(requestLog(options.log, options.bus));
   app.use(bodyIdleLimit(options));
@@ -148,14 +157,19 @@ export class HttpServer implements Feature {
     server.keepAliveTimeout = 5000;
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+      const headersTooLarge = err.code === 'HPE_HEADER_OVERFLOW';
       if (timedOut) {
         this.options.log.warn('request headers stalled; connection closed', { timeout_ms: headersTimeout });
         this.options.bus?.emit('request.stalled', { phase: 'headers' });
       }
       // what Node answers without a listener, and the same JSON error shape as every answer
       if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) {
-        const body = timedOut ? stalledAnswer(`the request headers did not arrive within ${headersTimeout / 1000} s (server.headers_timeout_s)`) : JSON.stringify({ error: { code: 'bad_request', message: 'malformed HTTP request' } });
-        socket.end(`HTTP/1.1 ${timedOut ? '408 Request Timeout' : '400 Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        const [status, body] = timedOut
+          ? ['408 Request Timeout', stalledAnswer(`the request headers did not arrive within ${headersTimeout / 1000} s (server.headers_timeout_s)`)]
+          : headersTooLarge
+            ? ['431 Request Header Fields Too Large', JSON.stringify({ error: { code: 'headers_too_large', message: `the request headers are larger than ${http.maxHeaderSize} bytes` } })]
+            : ['400 Bad Request', JSON.stringify({ error: { code: 'bad_request', message: 'malformed HTTP request' } })];
+        socket.end(`HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       } else socket.destroy();
     });
     await new Promise<void>((resolve, reject) => {

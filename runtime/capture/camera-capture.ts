@@ -13,7 +13,8 @@ import type { Logger } from '../core/log.js';
 import { parseFields, type Acceptance, type Intake } from '../ingest/intake.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import type { MediaFiles } from '../store/media-files.js';
-import { recordClip, redactedUrl } from './recorder.js';
+import { redactedUrl } from '../core/redact.js';
+import { recordClip } from './recorder.js';
 import type { Camera } from './resolve.js';
 
 export type CaptureSource = BusEvents['capture.requested']['source'];
@@ -57,8 +58,13 @@ export class CameraCapture implements Feature {
     for (const c of this.deps.cameras) this.byId.set(c.id, c);
     this.aborter = new AbortController();
     this.unsubscribe = this.deps.bus.on('capture.requested', async ({ camera, source }) => {
-      if (!this.byId.has(camera)) {
+      const known = this.byId.get(camera);
+      if (!known) {
         this.deps.log.warn('capture requested for an unknown camera', { camera, source });
+        return;
+      }
+      if (source === 'mqtt' && !known.mqttCapture) {
+        this.deps.log.warn('ignored an MQTT capture request: MQTT triggers are off for this camera (cameras[].mqtt_capture)', { camera });
         return;
       }
       await this.capture(camera, source).catch((err) => {
@@ -74,8 +80,10 @@ export class CameraCapture implements Feature {
     await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  camera(id: string): Camera | undefined {
-    return this.byId.get(id);
+  /** The camera of this id when it is the tenant's: another tenant's camera is as good as unknown. */
+  camera(id: string, tenant: string): Camera | undefined {
+    const camera = this.byId.get(id);
+    return camera?.tenant === tenant ? camera : undefined;
   }
 
   /**

@@ -26,9 +26,8 @@ export function captureRoutes(deps: CaptureRoutesDeps): Router {
   const router = new Router();
 
   router.post('/api/cameras/:camera/capture', async (ctx) => {
-    const camera = deps.capture.camera(ctx.params.camera);
-    // another tenant's camera is as good as unknown
-    if (!camera || camera.tenant !== ctx.state.tenant) throw new ApiError(404, 'not_found', 'no camera with this id');
+    const camera = deps.capture.camera(ctx.params.camera, ctx.state.tenant);
+    if (!camera) throw new ApiError(404, 'not_found', 'no camera with this id');
     await deps.admission?.(ctx);
     const fields: CaptureFields = {};
     for (const key of ['parent_id', 'analyse_id', 'flow'] as const) {

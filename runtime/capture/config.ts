@@ -5,9 +5,13 @@
 import { z } from 'zod';
 import { SERVICE_LABELS } from '../core/analysis.js';
 import { flowName } from '../delivery/config.js';
+import { haId } from '../delivery/ha-discovery.js';
 
-/** Also a segment of the MQTT command topic, so no "/", "+" or "#". */
-export const cameraId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-"');
+/**
+ * Also a segment of MQTT topics, so no "/", "+" or "#"; and not "." or ".." (nor
+ * only dots), which a topic or a path would read as "this" or "the parent".
+ */
+export const cameraId = z.string().regex(/^(?!\.+$)[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-", not only dots');
 const tenantId = z.string().min(1);
 
 const cameraUrl = z.string().refine((value) => {
@@ -60,14 +64,23 @@ export const cameraSchema = z
     timeout_s: z.number().positive().max(300).default(10),
     /** RTSP only: "auto" tries UDP then TCP */
     rtsp_transport: z.enum(['auto', 'tcp', 'udp']).default('auto'),
+    /** a message on <prefix>/<gateway>/cameras/<id>/capture records; false: only the HTTP trigger does (any broker client can publish) */
+    mqtt_capture: z.boolean().default(true),
   })
   .refine((c) => !(c.password && c.password_file), { message: 'give password or password_file, not both', path: ['password_file'] });
 
 export const camerasSchema = z.array(cameraSchema).superRefine((cameras, ctx) => {
   const seen = new Set<string>();
+  /** Home Assistant id -> the camera id that has it: "a.b" and "a_b" would share their entities' unique_ids */
+  const haIds = new Map<string, string>();
   cameras.forEach((c, i) => {
     if (seen.has(c.id)) ctx.addIssue({ code: 'custom', message: `camera id "${c.id}" is used twice`, path: [i, 'id'] });
     seen.add(c.id);
+    const other = haIds.get(haId(c.id));
+    if (other !== undefined && other !== c.id) {
+      ctx.addIssue({ code: 'custom', message: `camera ids "${other}" and "${c.id}" give the same Home Assistant id "${haId(c.id)}": rename one`, path: [i, 'id'] });
+    }
+    if (other === undefined) haIds.set(haId(c.id), c.id);
   });
 });
 

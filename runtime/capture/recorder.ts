@@ -2,7 +2,7 @@
 // video stream (no re-encoding on a small gateway) and dropping audio. It never
 // hangs: socket timeouts make ffmpeg give up on a silent camera, and a hard
 // timer kills it after record_s + timeout_s whatever it is doing.
-import { redactedUrl } from '../core/redact.js';
+import { redactSecrets, redactedUrl } from '../core/redact.js';
 import dns from 'node:dns';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -65,7 +65,7 @@ function reason(stderr: string, camera: Camera, args: string[]): string {
   const inputUrl = args[args.indexOf('-i') + 1];
   line = line.split(inputUrl).join(redactedUrl(camera.url));
   for (const secret of camera.password ? [camera.password, encodeURIComponent(camera.password)] : []) line = line.split(secret).join('***');
-  return line.replace(/^\[[^\]]*\]\s*/, '').slice(0, 300);
+  return redactSecrets(line.replace(/^\[[^\]]*\]\s*/, '')).slice(0, 300);
 }
 
 /**
@@ -127,4 +127,3 @@ function runFfmpeg(camera: Camera, args: string[], outFile: string, signal?: Abo
   });
 }
 
-export { redactedUrl };

@@ -18,6 +18,8 @@ export interface Camera {
   recordS: number;
   timeoutS: number;
   rtspTransport: 'auto' | 'tcp' | 'udp';
+  /** whether a message on its MQTT capture topic records (cameras[].mqtt_capture) */
+  mqttCapture: boolean;
 }
 
 export interface WatchFolder {
@@ -29,7 +31,7 @@ export interface WatchFolder {
   rejectedDir: string;
 }
 
-function tenantIds(config: Config): string[] {
+function tenantIds(config: Pick<Config, 'tenants'>): string[] {
   return config.tenants.length ? config.tenants.map((t) => t.id) : ['default'];
 }
 
@@ -38,6 +40,16 @@ function tenantOf(config: Config, wanted: string | undefined, where: string, pro
   if (wanted === undefined) return known[0];
   if (!known.includes(wanted)) problems.push(`${where}.tenant: no tenant "${wanted}" is configured (tenants: ${known.join(', ')})`);
   return wanted;
+}
+
+/**
+ * camera id -> its tenant, for every configured camera (recording or only
+ * posting). A clip's camera_id names one of these cameras only when the clip is
+ * of the same tenant: every lookup of a camera goes through this map with the tenant.
+ */
+export function cameraOwners(config: Pick<Config, 'cameras' | 'tenants'>): Map<string, string> {
+  const first = tenantIds(config)[0]!;
+  return new Map(config.cameras.map((c) => [c.id, c.tenant ?? first]));
 }
 
 /** The configured cameras that have a stream, ready to record; a ConfigError names every bad entry. */
@@ -56,7 +68,7 @@ export function resolveCameras(config: Config): Camera[] {
     }
     return [{
       id: c.id, url: c.url, username: c.username, password, tenant, flow: c.flow ?? '',
-      recordS: c.record_s, timeoutS: c.timeout_s, rtspTransport: c.rtsp_transport,
+      recordS: c.record_s, timeoutS: c.timeout_s, rtspTransport: c.rtsp_transport, mqttCapture: c.mqtt_capture,
     }];
   });
   if (problems.length) throw new ConfigError(problems, 'cameras');
@@ -77,7 +89,12 @@ export function resolveWatchFolders(config: Config): WatchFolder[] {
       rejectedDir: path.resolve(folder, w.rejected_dir),
     };
   });
+  const owners = cameraOwners(config);
   folders.forEach((f, i) => {
+    const owner = f.cameraId ? owners.get(f.cameraId) : undefined;
+    if (owner !== undefined && owner !== f.tenant) {
+      problems.push(`watch_folders[${i}].camera_id: camera "${f.cameraId}" belongs to tenant "${owner}", not to the folder's tenant "${f.tenant}"`);
+    }
     if (f.rejectedDir === f.path) problems.push(`watch_folders[${i}].rejected_dir: must not be the watched folder itself`);
   });
   const paths = folders.map((f) => f.path);

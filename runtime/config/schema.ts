@@ -8,6 +8,7 @@ import { integrationConfigSchema, mqttSchema, outboxSchema, webhooksSchema } fro
 import { retentionSchema } from '../retention/config.js';
 import { inferenceSchema, modelsSchema } from '../models/config.js';
 import { camerasSchema, watchFolderSchema } from '../capture/config.js';
+import { dashboardSchema } from '../dashboard/config.js';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
@@ -34,6 +35,12 @@ export const serverSchema = z.strictObject({
   body_idle_timeout_s: z.number().min(0).default(30),
   /** longest time to receive a request's headers before 408 and the connection is closed */
   headers_timeout_s: z.number().positive().default(20),
+  /**
+   * behind a TLS reverse proxy: believe its X-Forwarded-Proto (Secure cookies),
+   * X-Forwarded-Host and the last address of X-Forwarded-For (sign-in throttle); off: the
+   * connection's own scheme, Host and peer address. Only with a proxy that sets these headers itself.
+   */
+  trust_proxy: z.boolean().default(false),
 });
 
 export const storageSchema = z.strictObject({
@@ -74,6 +81,8 @@ export const configSchema = z.strictObject({
     .prefault({}),
   jobs: jobsSchema.prefault({}),
   log: logSchema.prefault({}),
+  /** sessions, sign-in throttle and live-event streams of the web dashboard */
+  dashboard: dashboardSchema.prefault({}),
   /** the model pack: which, from where, updates */
   models: modelsSchema.prefault({}),
   /** where and how the networks run */

@@ -2,10 +2,12 @@
 // {level, time, component, [request_id], ...fields, msg}. Under systemd each line
 // starts with the journald priority (<3> error, <4> warning, <6> info, <7> debug),
 // so `journalctl -p warning` shows exactly the warnings and errors. Errors keep
-// their stack; values under secret-looking keys are censored by pino's redaction.
+// their stack; values under secret-looking keys are censored by pino's redaction,
+// and every line goes through core/redact.ts (URLs lose user info and query values).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import pino from 'pino';
+import { redactSecrets } from './redact.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -99,7 +101,7 @@ export function createLogger(level: LogLevel = 'info', write?: Write, component 
     [pino.symbols.needsMetadataGsym]: true,
     lastLevel: 30,
     write(chunk: string) {
-      const line = chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk;
+      const line = redactSecrets(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk);
       sink(journald ? `<${journalPriority(this.lastLevel)}>${line}` : line);
     },
   };

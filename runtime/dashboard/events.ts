@@ -3,9 +3,11 @@
 // clip is accepted, starts and becomes final, and the id of a deleted one.
 // A tenant's stream carries only that tenant's classifications. Streams end
 // in stop() (else HttpServer.stop() would cut them after 2 s) and when their
-// session signs out.
+// session signs out. Streams hold a connection each without a socket timeout,
+// so a session and a tenant (the admin counts as one) may hold only so many.
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
+import { ApiError } from '../api/errors.js';
 import type { EventBus } from '../core/bus.js';
 import { errorMessage } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
@@ -29,7 +31,14 @@ export class DashboardEvents implements Feature {
   private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly deps: { bus: EventBus; store: Pick<ClassificationStore, 'get'>; sessionOpen: (id: string) => boolean; log: Logger },
+    private readonly deps: {
+      bus: EventBus;
+      store: Pick<ClassificationStore, 'get'>;
+      sessionOpen: (id: string) => boolean;
+      /** streams open at once per session and per tenant */
+      limits: { perSession: number; perTenant: number };
+      log: Logger;
+    },
   ) {}
 
   async start(): Promise<void> {
@@ -55,7 +64,16 @@ export class DashboardEvents implements Feature {
 
   /** Answers GET .../events with a stream that lasts until the page, the session or the daemon ends it. */
   open(ctx: Context): void {
-    const stream: Stream = { session: ctx.state.session, out: new PassThrough() };
+    const session: Session = ctx.state.session;
+    const { perSession, perTenant } = this.deps.limits;
+    const streams = [...this.streams];
+    if (streams.filter((s) => s.session.id === session.id).length >= perSession) {
+      throw new ApiError(429, 'too_many_streams', `this session already has ${perSession} live-event streams open (dashboard.streams_per_session): close a dashboard tab`);
+    }
+    if (streams.filter((s) => s.session.tenant === session.tenant).length >= perTenant) {
+      throw new ApiError(429, 'too_many_streams', `${session.tenant === null ? 'the admin' : 'this tenant'} already has ${perTenant} live-event streams open (dashboard.streams_per_tenant)`);
+    }
+    const stream: Stream = { session, out: new PassThrough() };
     this.streams.add(stream);
     const drop = () => {
       this.streams.delete(stream);

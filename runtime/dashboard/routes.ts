@@ -14,6 +14,7 @@ import type { Keys } from '../api/auth.js';
 import type { Camera, WatchFolder } from '../capture/resolve.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
+import { redactDeep, redactSecrets, redactedUrl, urlOrigin } from '../core/redact.js';
 import type { Integrations } from '../delivery/integrations.js';
 import { BUNDLED_PACKS } from '../models/manifest.js';
 import { modelsActivate, modelsPull, modelsRollback, packStoreOf } from '../models/commands.js';
@@ -22,8 +23,9 @@ import type { Queryable } from '../store/db.js';
 import { toResultJson } from '../store/result-json.js';
 import type { DashboardEvents } from './events.js';
 import { requireSameOrigin, sessionGuard } from './guard.js';
-import { deliveryKey, deliveryStates, lastCapture, recentClassifications } from './queries.js';
+import { deliveryKey, deliveryStates, lastCapture, recentClassifications, type DeliveryState } from './queries.js';
 import { SESSION_COOKIE, type Sessions } from './sessions.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
 
 export interface DashboardRoutesDeps {
   config: Config;
@@ -48,36 +50,53 @@ function parse<T>(schema: z.ZodType<T>, ctx: Context): T {
   throw new ApiError(400, 'invalid_request', parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
 }
 
-/** A camera or broker URL as it may be shown: no credentials, no query. */
-function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(unparseable URL)';
-  }
-}
-
 const adminOnly = (ctx: Context) => {
   if (ctx.state.session.role !== 'admin') throw new ApiError(403, 'admin_only', 'sign in with an admin key for this');
 };
 
-export function signInRoutes(deps: Pick<DashboardRoutesDeps, 'keys' | 'sessions' | 'log'>): Router {
+export interface SignInDeps {
+  keys: Keys;
+  sessions: Sessions;
+  throttle: SignInThrottle;
+  log: Logger;
+}
+
+/**
+ * The session cookie: HttpOnly, SameSite=Strict, and Secure when the request
+ * came over TLS (directly, or through a trusted proxy: server.trust_proxy).
+ * A browser-session cookie (no expiry): the daemon ends the session itself.
+ */
+function setSessionCookie(ctx: Context, token: string): void {
+  ctx.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', path: '/', secure: ctx.secure, overwrite: true, ...(token ? {} : { maxAge: 0 }) });
+}
+
+/** The request logger leaves these refusals alone: the sign-in route logs them itself, at most once per address and minute. */
+const loggedHere = (ctx: Context) => void ((ctx.state as { refusalLogged?: boolean }).refusalLogged = true);
+
+export function signInRoutes(deps: SignInDeps): Router {
   const router = new Router({ prefix: '/dashboard/api' });
   // Sign-in takes the key in a JSON body (never a URL), from this origin only, so
   // no other site can sign a browser in to a session of its choosing.
   router.post('/session', json, async (ctx) => {
     requireSameOrigin(ctx);
+    const address = ctx.ip;
+    const wait = deps.throttle.waitS(address);
+    if (wait > 0) {
+      loggedHere(ctx);
+      throw new ApiError(429, 'too_many_sign_ins', `too many failed sign-ins from this address: try again in ${wait} s`, { 'Retry-After': String(wait) });
+    }
     const { key } = parse(z.strictObject({ key: z.string().min(1).max(512) }), ctx);
     const admin = deps.keys.isAdmin(key);
     const tenant = admin ? undefined : deps.keys.tenantOf(key);
     if (!admin && !tenant) {
-      deps.log.warn('dashboard sign-in refused: unknown key', { ip: ctx.ip });
+      loggedHere(ctx);
+      const failure = deps.throttle.failed(address);
+      if (failure.first) deps.log.warn('dashboard sign-in refused: unknown key', { ip: address });
+      if (failure.throttled) deps.log.warn('dashboard sign-ins throttled: too many unknown keys from one address', { ip: address, retry_after_s: deps.throttle.waitS(address) });
       throw new ApiError(401, 'unauthorized', 'this key is neither an admin key nor a tenant key');
     }
-    const { token, session } = deps.sessions.open(admin ? 'admin' : 'tenant', tenant ?? null);
-    // A browser-session cookie (no expiry): the daemon ends the session after SESSION_IDLE_MS unused.
-    ctx.cookies.set(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', path: '/', overwrite: true });
+    const { token, session } = deps.sessions.open(admin ? 'admin' : 'tenant', tenant ?? null, key);
+    setSessionCookie(ctx, token);
     deps.log.info('dashboard sign-in', { role: session.role, tenant: session.tenant });
     ctx.body = { role: session.role, tenant: session.tenant };
   });
@@ -103,7 +122,7 @@ export function dashboardRoutes(deps: DashboardRoutesDeps): { router: Router; gu
   router.delete('/session', (ctx) => {
     deps.sessions.close(ctx.state.session.id);
     deps.events.endSession(ctx.state.session.id);
-    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', path: '/', maxAge: 0, overwrite: true });
+    setSessionCookie(ctx, '');
     ctx.status = 204;
   });
 
@@ -124,13 +143,17 @@ export function dashboardRoutes(deps: DashboardRoutesDeps): { router: Router; gu
   router.get('/deliveries', async (ctx) => {
     const tenant = tenantFilter(ctx);
     const states = await deliveryStates(deps.db);
-    const empty = { pending: 0, delivered: 0, last_success_at: null, last_error: null, last_error_at: null, retry_at: null };
+    const empty: DeliveryState = { pending: 0, delivered: 0, last_success_at: null, last_error: null, last_error_at: null, retry_at: null };
+    // a webhook's path may be its secret: shown by origin, and so is every URL in its errors
+    const shown = (state: DeliveryState, secretUrl?: string) => ({
+      ...state, last_error: state.last_error === null ? null : redactSecrets(state.last_error, { originOnly: secretUrl ? [secretUrl] : [] }),
+    });
     const integrations = (await deps.integrations.list(tenant ? { tenant } : {})).map((i) => ({
-      id: i.id, tenant: i.tenant, flow: i.flow, url: shownUrl(i.url), source: i.source,
-      ...(states.get(deliveryKey('webhook', i.id)) ?? empty),
+      id: i.id, tenant: i.tenant, flow: i.flow, url: urlOrigin(i.url), source: i.source,
+      ...shown(states.get(deliveryKey('webhook', i.id)) ?? empty, i.url),
     }));
     const mqtt = tenant === null && deps.config.mqtt.enabled
-      ? { url: shownUrl(deps.config.mqtt.url), ...(states.get(deliveryKey('mqtt', null)) ?? empty) }
+      ? { url: redactedUrl(deps.config.mqtt.url), ...shown(states.get(deliveryKey('mqtt', null)) ?? empty) }
       : null;
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { integrations, mqtt };
@@ -140,14 +163,14 @@ export function dashboardRoutes(deps: DashboardRoutesDeps): { router: Router; gu
     const tenant = tenantFilter(ctx);
     const mine = <T extends { tenant: string }>(list: T[]) => list.filter((x) => tenant === null || x.tenant === tenant);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = {
+    ctx.body = redactDeep({
       cameras: await Promise.all(mine(deps.cameras).map(async (c) => ({
-        id: c.id, tenant: c.tenant, url: shownUrl(c.url), last_capture_at: await lastCapture(deps.db, c.tenant, c.id),
+        id: c.id, tenant: c.tenant, url: redactedUrl(c.url), last_capture_at: await lastCapture(deps.db, c.tenant, c.id),
       }))),
       watch_folders: await Promise.all(mine(deps.watchFolders).map(async (w) => ({
         path: w.path, tenant: w.tenant, camera_id: w.cameraId, last_capture_at: await lastCapture(deps.db, w.tenant, w.cameraId),
       }))),
-    };
+    });
   });
 
   // Model packs: the same pack store and checks as `vigil models ...`; the

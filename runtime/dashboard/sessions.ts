@@ -2,7 +2,10 @@
 // key and then holds only a random session token in an HttpOnly, SameSite=Strict
 // cookie, so the key never sits in a URL, in page script or in the browser's
 // storage. Tokens are kept hashed, like the keys (api/auth.ts), and live in
-// memory: a restart signs everyone out, which an appliance can afford.
+// memory: a restart signs everyone out, which an appliance can afford. Each key
+// holds a bounded number of sessions of its own, so signing in in a loop with
+// one key ends only that key's oldest sessions, never the admin's or another
+// tenant's; and every session ends after an absolute lifetime however busy.
 import crypto from 'node:crypto';
 
 export interface Session {
@@ -13,27 +16,51 @@ export interface Session {
   tenant: string | null;
   /** sent back by the page in X-CSRF-Token on every request that changes something */
   csrf: string;
+  /** sha256 of the key that signed in: the sessions of one key are bounded together */
+  keyId: string;
+  createdMs: number;
+  /** the end of its idle time; it ends at createdMs + the absolute lifetime at the latest */
   expiresMs: number;
+}
+
+export interface SessionLimits {
+  /** the absolute lifetime of a session, however often it is used */
+  maxAgeMs: number;
+  /** sessions one key holds at most; the key's oldest goes first */
+  perKey: number;
 }
 
 export const SESSION_COOKIE = 'vigil_session';
 /** a session ends this long after its last use */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
-/** sessions kept at most; the oldest goes first (a loop signing in cannot fill the memory) */
-const MAX_SESSIONS = 1000;
+export const DEFAULT_SESSION_LIMITS: SessionLimits = { maxAgeMs: 7 * 24 * 60 * 60 * 1000, perKey: 20 };
 
 const digest = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
 export class Sessions {
+  /** in the order they were opened */
   private readonly byId = new Map<string, Session>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  /** Opens a session; returns the cookie token (never stored) and the session. */
-  open(role: Session['role'], tenant: string | null): { token: string; session: Session } {
+  /** Opens a session for the key that signed in; returns the cookie token (never stored) and the session. */
+  open(role: Session['role'], tenant: string | null, key: string): { token: string; session: Session } {
+    const now = this.now();
     const token = crypto.randomBytes(32).toString('base64url');
-    const session: Session = { id: digest(token), role, tenant, csrf: crypto.randomBytes(24).toString('base64url'), expiresMs: this.now() + SESSION_IDLE_MS };
-    if (this.byId.size >= MAX_SESSIONS) this.byId.delete(this.byId.keys().next().value!);
+    const session: Session = {
+      id: digest(token), role, tenant, csrf: crypto.randomBytes(24).toString('base64url'),
+      keyId: digest(key), createdMs: now, expiresMs: now + SESSION_IDLE_MS,
+    };
+    // ended sessions go, then this key's oldest ones beyond its bound (only this key's)
+    const own: Session[] = [];
+    for (const s of this.byId.values()) {
+      if (!this.live(s, now)) this.byId.delete(s.id);
+      else if (s.keyId === session.keyId) own.push(s);
+    }
+    for (const old of own.slice(0, Math.max(0, own.length - this.limits.perKey + 1))) this.byId.delete(old.id);
     this.byId.set(session.id, session);
     return { token, session };
   }
@@ -43,11 +70,12 @@ export class Sessions {
     if (!token) return undefined;
     const session = this.byId.get(digest(token));
     if (!session) return undefined;
-    if (session.expiresMs <= this.now()) {
+    const now = this.now();
+    if (!this.live(session, now)) {
       this.byId.delete(session.id);
       return undefined;
     }
-    session.expiresMs = this.now() + SESSION_IDLE_MS;
+    session.expiresMs = now + SESSION_IDLE_MS;
     return session;
   }
 
@@ -57,7 +85,11 @@ export class Sessions {
 
   isOpen(id: string): boolean {
     const s = this.byId.get(id);
-    return !!s && s.expiresMs > this.now();
+    return !!s && this.live(s, this.now());
+  }
+
+  private live(s: Session, now: number): boolean {
+    return s.expiresMs > now && s.createdMs + this.limits.maxAgeMs > now;
   }
 }
 

@@ -16,6 +16,7 @@ import { requireTenantChoice } from './guard.js';
 import { pageRoutes } from './page.js';
 import { dashboardRoutes, signInRoutes } from './routes.js';
 import { Sessions } from './sessions.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 
 export interface DashboardDeps {
   keys: Keys;
@@ -29,8 +30,12 @@ export interface DashboardDeps {
 
 export function buildDashboard(config: Config, deps: DashboardDeps): { features: Feature[]; mounts: Mount[] } {
   const log = deps.log.child('dashboard');
-  const sessions = new Sessions();
-  const events = new DashboardEvents({ bus: deps.classification.bus, store: deps.classification.store, sessionOpen: (id) => sessions.isOpen(id), log });
+  const limits = config.dashboard;
+  const sessions = new Sessions({ maxAgeMs: limits.session_max_age_h * 3600_000, perKey: limits.sessions_per_key });
+  const events = new DashboardEvents({
+    bus: deps.classification.bus, store: deps.classification.store, sessionOpen: (id) => sessions.isOpen(id),
+    limits: { perSession: limits.streams_per_session, perTenant: limits.streams_per_tenant }, log,
+  });
   const api = dashboardRoutes({
     config, keys: deps.keys, sessions, tenants: deps.tenants, db: deps.db, status: deps.status, events,
     integrations: new Integrations(deps.db),
@@ -43,7 +48,7 @@ export function buildDashboard(config: Config, deps: DashboardDeps): { features:
     features: [events],
     mounts: [
       { access: 'public', router: pageRoutes() },
-      { access: 'public', router: signInRoutes({ keys: deps.keys, sessions, log }) },
+      { access: 'public', router: signInRoutes({ keys: deps.keys, sessions, throttle: new SignInThrottle(limits.sign_in_failures_per_min), log }) },
       { access: 'tenant', guard: api.guard, router: api.router },
       { access: 'tenant', guard: (ctx, next) => api.guard(ctx, () => requireTenantChoice(ctx, next)), router: perClip },
     ],

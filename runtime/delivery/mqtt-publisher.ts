@@ -7,7 +7,7 @@
 // messages on .../cameras/<id>/capture into capture requests. The outbox is the
 // source of truth: a row is marked delivered only once the broker acknowledged
 // it, so results that finish while the broker is away go out when it is back.
-import { redactedUrl, redactUrlsIn } from '../core/redact.js';
+import { redactedUrl, redactSecrets } from '../core/redact.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
@@ -112,6 +112,8 @@ export interface MqttPublisherDeps {
   files: MediaFiles;
   /** the configured cameras: Home Assistant entities for each */
   cameras: DiscoveryCamera[];
+  /** camera id -> its tenant: camera topics carry only clips of the camera's own tenant */
+  cameraOwners: Map<string, string>;
   /** the runtime's version, shown on the gateway's Home Assistant device */
   version: string;
   log: Logger;
@@ -179,7 +181,7 @@ export class MqttPublisher implements Feature {
         bus.emit('mqtt.connection', { connected: false });
       }
     });
-    client.on('error', (err) => log.warn('MQTT client error', { url: redactedUrl(config.url), error: redactUrlsIn(errorMessage(err)) }));
+    client.on('error', (err) => log.warn('MQTT client error', { url: redactedUrl(config.url), error: redactSecrets(errorMessage(err)) }));
     client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet.retain));
     this.statusTimer = setInterval(() => void this.publishStatus(), config.status_interval_s * 1000);
     this.statusTimer.unref();
@@ -288,10 +290,13 @@ export class MqttPublisher implements Feature {
     return true;
   }
 
-  /** A camera's result, its retained state and snapshot; nothing for a clip without a (topic-safe) camera id. */
+  /**
+   * A camera's result, its retained state and snapshot; nothing for a clip whose
+   * camera_id is not a configured camera of the clip's own tenant (unknown, or another tenant's).
+   */
   private cameraMessages(row: ClassificationRow, json: string): Array<[string, string | Buffer, boolean]> {
     const camera = row.camera_id;
-    if (!camera || !cameraId.safeParse(camera).success) return [];
+    if (!camera || this.deps.cameraOwners.get(camera) !== row.tenant || !cameraId.safeParse(camera).success) return [];
     const state = { risk: row.risk, labels: JSON.parse(row.labels) as string[], time: row.created_at, result_id: row.id, error_code: row.error_code };
     const messages: Array<[string, string | Buffer, boolean]> = [
       [this.topics.cameraResult(camera), json, false],

@@ -9,6 +9,7 @@ import { errorMessage } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { CoalescingPump } from '../core/pump.js';
+import { redactSecrets, urlOrigin } from '../core/redact.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import { toResultJson } from '../store/result-json.js';
 import { Backoff } from './backoff.js';
@@ -33,13 +34,20 @@ class Endpoint {
   }
 }
 
-/** Only the origin goes to the log: receivers may keep a secret in the URL's path (spec 5). */
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'invalid-url';
+/**
+ * Where a POST goes and how: user info in the URL (https://user:pw@host/...) is
+ * sent as HTTP Basic authorization, since fetch refuses URLs that carry it.
+ */
+export function webhookRequest(url: string): { target: string; headers: Record<string, string> } {
+  const u = new URL(url);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (u.username || u.password) {
+    const credentials = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+    headers.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+    u.username = '';
+    u.password = '';
   }
+  return { target: u.toString(), headers };
 }
 
 /** Why fetch got no response, in a few words (ECONNREFUSED, timeout, ...). */
@@ -139,12 +147,14 @@ export class WebhookSender implements Feature {
     const classification = await this.store.get(row.classification_id);
     if (!classification) return; // deleted meanwhile: its rows are going away with it
     const url = row.url!;
-    const fields = { delivery: row.id, id: row.classification_id, integration: row.integration_id, endpoint: originOf(url) };
+    // only the origin is shown: receivers may keep a secret in the URL's path (spec 5)
+    const fields = { delivery: row.id, id: row.classification_id, integration: row.integration_id, endpoint: urlOrigin(url) };
     let response: Response;
     try {
-      response = await fetch(url, {
+      const { target, headers } = webhookRequest(url);
+      response = await fetch(target, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers,
         body: JSON.stringify(toResultJson(classification)),
         // a redirect is the receiver's answer, not an instruction to post elsewhere
         redirect: 'manual',
@@ -152,7 +162,8 @@ export class WebhookSender implements Feature {
       });
     } catch (err) {
       if (cancelled.aborted) return; // stopping, or the classification was deleted
-      const reason = noResponseReason(err);
+      // stored as last_error (shown on the dashboard) and logged: never the URL's path or credentials
+      const reason = redactSecrets(noResponseReason(err), { originOnly: [url] });
       const wait = ep.backoff.miss();
       ep.retryAt = Date.now() + wait;
       await this.outbox.markUnanswered(row.id, reason, ep.retryAt);

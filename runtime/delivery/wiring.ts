@@ -3,6 +3,7 @@
 // drop policy, the MQTT publisher (when enabled) and the admin routes.
 import { adminRoutes } from '../api/admin-routes.js';
 import type { Mount } from '../api/server.js';
+import { cameraOwners } from '../capture/resolve.js';
 import type { Config } from '../config/schema.js';
 import type { EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
@@ -48,7 +49,8 @@ export async function buildDelivery(
     const { MqttPublisher } = await import('./mqtt-publisher.js');
     const cameras = config.cameras.map((c) => ({ id: c.id, name: c.name || c.id }));
     features.push(new MqttPublisher({
-      outbox, store, bus, config: config.mqtt, dataDir: deps.dataDir, files: deps.files, cameras, version: deps.version, log: log.child('mqtt'),
+      outbox, store, bus, config: config.mqtt, dataDir: deps.dataDir, files: deps.files, cameras, cameraOwners: cameraOwners(config),
+      version: deps.version, log: log.child('mqtt'),
     }));
   }
   const router = adminRoutes({

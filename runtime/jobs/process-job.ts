@@ -22,8 +22,8 @@ export interface JobContext {
   log: Logger;
   /** told of each successful classification (metrics) */
   bus?: EventBus;
-  /** the masks, zones and label filters of a configured camera, by the clip's camera_id */
-  cameraRules?: (cameraId: string) => CameraRules | undefined;
+  /** the masks, zones and label filters of a configured camera of the clip's tenant, by the clip's camera_id */
+  cameraRules?: (tenant: string, cameraId: string) => CameraRules | undefined;
 }
 
 export type FinalInfo = { tenant: string; flow: string; errorCode: number };
@@ -67,7 +67,7 @@ export async function processJob(
   let analysis = storedAnalysis(row);
   if (!alreadyClassified) {
     await ctx.store.markStarted(id);
-    analysis = await classifyClip(ctx, id, clip, signal, started, row.camera_id ? ctx.cameraRules?.(row.camera_id) : undefined, frames);
+    analysis = await classifyClip(ctx, id, clip, signal, started, row.camera_id ? ctx.cameraRules?.(row.tenant, row.camera_id) : undefined, frames);
   }
   classified();
 

@@ -3,7 +3,7 @@
 // checked for size and sha256 while it streams to a partial folder; the pack
 // is then loaded and run once before it is installed. Nothing half-fetched,
 // corrupt or unrunnable ever replaces what is installed, and the error says why.
-import { redactedUrl, redactUrlsIn } from '../core/redact.js';
+import { redactedUrl, redactSecrets } from '../core/redact.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -45,7 +45,7 @@ async function openSource(location: string, timeoutMs: number): Promise<Readable
     response = await fetch(location, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`the model source is unreachable: ${redactedUrl(location)}: ${redactUrlsIn(String(cause?.code ?? cause?.message ?? (err as Error).message))}`);
+    throw new Error(`the model source is unreachable: ${redactedUrl(location)}: ${redactSecrets(String(cause?.code ?? cause?.message ?? (err as Error).message))}`);
   }
   if (!response.ok || !response.body) throw new Error(`${redactedUrl(location)} answered HTTP ${response.status}`);
   return Readable.fromWeb(response.body as import('node:stream/web').ReadableStream);
@@ -82,7 +82,7 @@ export async function publishedManifest(source: string, pack: string, timeoutMs:
     return fs.existsSync(location) ? parseManifest(JSON.parse(fs.readFileSync(location, 'utf8')), location) : undefined;
   }
   const response = await fetch(location, { signal: AbortSignal.timeout(timeoutMs) }).catch((err: Error) => {
-    throw new Error(`the model source is unreachable: ${redactedUrl(location)}: ${redactUrlsIn(String((err as { cause?: { code?: string } }).cause?.code ?? err.message))}`);
+    throw new Error(`the model source is unreachable: ${redactedUrl(location)}: ${redactSecrets(String((err as { cause?: { code?: string } }).cause?.code ?? err.message))}`);
   });
   if (response.status === 404) return undefined;
   if (!response.ok) throw new Error(`${redactedUrl(location)} answered HTTP ${response.status}`);

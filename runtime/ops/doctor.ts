@@ -1,7 +1,7 @@
 // `vigil doctor`: checks what the gateway needs, one line each, and says what
 // to fix. Read-only: it sends no result anywhere (webhook endpoints get a TCP
 // connect, not a POST) and changes no data.
-import { redactedUrl, redactUrlsIn } from '../core/redact.js';
+import { redactedUrl, redactSecrets } from '../core/redact.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -139,7 +139,7 @@ export function doctorChecks(config: Config): Array<[string, Check]> {
         }));
         return { check: 'broker', ok: true, detail: `connected to ${redactedUrl(config.mqtt.url)}` };
       } catch (err) {
-        return { check: 'broker', ok: false, detail: `${redactedUrl(config.mqtt.url)}: ${redactUrlsIn((err as Error).message)}`, fix: 'check mqtt.url, credentials and TLS files, and that the broker runs' };
+        return { check: 'broker', ok: false, detail: `${redactedUrl(config.mqtt.url)}: ${redactSecrets((err as Error).message)}`, fix: 'check mqtt.url, credentials and TLS files, and that the broker runs' };
       } finally {
         client.end(true);
       }

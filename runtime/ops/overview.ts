@@ -4,6 +4,7 @@
 // Read from the same sources as /readyz and /metrics (the readiness registry,
 // the store, statfs, store-size.ts, retention's totals), so the dashboard never disagrees with them.
 import type { EventBus } from '../core/bus.js';
+import { redactDeep, redactedUrl } from '../core/redact.js';
 import type { Feature } from '../core/feature.js';
 import type { ModelService } from '../models/model-service.js';
 import type { RetentionConfig } from '../retention/config.js';
@@ -82,7 +83,8 @@ export class GatewayOverview implements Feature {
     ]);
     const model = d.models.status;
     const packs = d.models.packStore;
-    return {
+    // readiness details and model errors quote URLs (a model source, a broker): the status shows none of their secrets
+    return redactDeep({
       version: d.version,
       uptime_s: Math.round(process.uptime()),
       ready: report.ok,
@@ -108,19 +110,7 @@ export class GatewayOverview implements Feature {
           max_age_days: d.retention.max_age_days,
         },
       },
-      mqtt: { enabled: d.mqtt.enabled, connected: d.mqtt.enabled && this.mqttConnected, url: d.mqtt.enabled ? withoutCredentials(d.mqtt.url) : null },
-    };
-  }
-}
-
-/** A broker URL as it may be shown: no user name or password. */
-export function withoutCredentials(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    return u.toString();
-  } catch {
-    return '(unparseable URL)';
+      mqtt: { enabled: d.mqtt.enabled, connected: d.mqtt.enabled && this.mqttConnected, url: d.mqtt.enabled ? redactedUrl(d.mqtt.url) : null },
+    });
   }
 }

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { resolveWatchFolders } from '../../runtime/capture/resolve.js';
 import { ConfigError, applyEnvOverrides, loadConfig, validateConfig } from '../../runtime/config/load.js';
 import { tempDir } from '../support/clips.js';
 import { PROJECT_ROOT } from '../support/paths.js';
@@ -54,6 +55,25 @@ describe('config', () => {
     expect(problems.some((p) => p.startsWith('cameras[1] (gate).labels.person'))).to.equal(true);
     expect(problems.some((p) => /^cameras\[1\] \(gate\)\.labels.*persons/.test(p))).to.equal(true);
     expect(problems.some((p) => p.startsWith('cameras[1] (gate).intrusion_labels[0]:'))).to.equal(true);
+  });
+
+  it('refuses camera ids of only dots and ids that would share a Home Assistant id, naming both', () => {
+    const problems = problemsOf({ cameras: [{ id: '..' }, { id: '.' }, { id: 'a.b' }, { id: 'a_b' }, { id: '.hidden' }] });
+    expect(problems.some((p) => p.startsWith('cameras[0]') && /not only dots/.test(p)), problems.join('\n')).to.equal(true);
+    expect(problems.some((p) => p.startsWith('cameras[1]') && /not only dots/.test(p))).to.equal(true);
+    expect(problems).to.include('cameras[3] (a_b).id: camera ids "a.b" and "a_b" give the same Home Assistant id "a_b": rename one');
+    expect(problems.some((p) => p.startsWith('cameras[4]'))).to.equal(false);
+  });
+
+  it("refuses a watch folder that names another tenant's camera", () => {
+    const config = validateConfig({
+      tenants: [{ id: 'a' }, { id: 'b' }],
+      cameras: [{ id: 'yard', tenant: 'b' }],
+      watch_folders: [{ path: '/srv/a', tenant: 'a', camera_id: 'yard' }, { path: '/srv/b', tenant: 'b', camera_id: 'yard' }],
+    });
+    expect(() => resolveWatchFolders(config)).to.throw(ConfigError).with.property('problems').that.deep.equals([
+      'watch_folders[0].camera_id: camera "yard" belongs to tenant "b", not to the folder\'s tenant "a"',
+    ]);
   });
 
   it('applies VIGIL_SECTION__KEY environment overrides, typed', () => {

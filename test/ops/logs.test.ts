@@ -30,6 +30,19 @@ describe('logs: format', () => {
     expect(record.password).to.equal('[redacted]');
   });
 
+  it('takes user info and query values out of every URL in a line, wherever it sits, and keeps the line JSON', () => {
+    const lines: string[] = [];
+    const log = createLogger('debug', (l) => lines.push(l)).child('capture');
+    const err = new Error('cannot open "rtsp://cam:cam-pw@127.0.0.1:554/live?token=tok-1&channel=2"');
+    log.warn('fetch of https://user:pw-2@mirror.example/packs?sig=sig-3 failed', { err, detail: 'see http://127.0.0.1:9/x?pwd=pwd-4', plain: 'http://127.0.0.1:8080' });
+    const record = JSON.parse(lines[0]!) as Record<string, any>;
+    for (const secret of ['cam-pw', 'tok-1', 'pw-2', 'sig-3', 'pwd-4', 'channel=2']) expect(lines[0], secret).to.not.include(secret);
+    expect(record.msg).to.equal('fetch of https://mirror.example/packs?sig=*** failed');
+    expect(record.err.message).to.equal('cannot open "rtsp://127.0.0.1:554/live?token=***&channel=***"');
+    expect(record.detail).to.equal('see http://127.0.0.1:9/x?pwd=***');
+    expect(record.plain).to.equal('http://127.0.0.1:8080');
+  });
+
   it('drops lines below the level', () => {
     const lines: string[] = [];
     const log = createLogger('warn', (l) => lines.push(l));

@@ -15,17 +15,17 @@ import { syncClassify, type ClipTiming } from './daemon-bench.js';
 /** Release 0.1.0 as of this commit: 9 inferences on the 10 s 720p clip, three decodes, a highlight at 15 frames per second. */
 export const BEFORE_COMMIT = 'eb85f35';
 
-/** Builds the runtime of BEFORE_COMMIT in a temporary folder; answers its root, or why it could not. */
-export function buildBefore(): { root: string } | { why: string } {
+/** Builds the runtime of `commit` (BEFORE_COMMIT unless said) in a temporary folder; answers its root, or why it could not. */
+export function buildBefore(commit = BEFORE_COMMIT): { root: string } | { why: string } {
   const root = tempDir('vigil-before-');
   try {
-    const archive = execFileSync('git', ['archive', '--format=tar', BEFORE_COMMIT], { cwd: PROJECT_ROOT, maxBuffer: 256 * 1024 * 1024 });
+    const archive = execFileSync('git', ['archive', '--format=tar', commit], { cwd: PROJECT_ROOT, maxBuffer: 256 * 1024 * 1024 });
     execFileSync('tar', ['-x', '-C', root], { input: archive });
     fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(root, 'node_modules'));
     execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: root, stdio: 'pipe' });
     return { root };
   } catch (err) {
-    return { why: `the runtime of ${BEFORE_COMMIT} could not be built from this checkout's history: ${(err as Error).message.split('\n')[0]}` };
+    return { why: `the runtime of ${commit} could not be built from this checkout's history: ${(err as Error).message.split('\n')[0]}` };
   }
 }
 

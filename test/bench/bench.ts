@@ -9,7 +9,7 @@ import { benchFootprint, hdClip } from './footprint-bench.js';
 import { benchHighlight } from './highlight-bench.js';
 import { benchPipeline } from './pipeline-bench.js';
 import { NaivePipeline } from './naive-bench.js';
-import { benchCost, benchQuality, madeClips, realClips } from './quality-bench.js';
+import { benchAgainst, benchCost, benchQuality, BEFORE_NUISANCE_COMMIT, madeClips, realClips } from './quality-bench.js';
 import { benchRetention } from './retention-bench.js';
 import { scratchTmp } from './scratch.js';
 import { formatTable } from './table.js';
@@ -49,6 +49,12 @@ async function main(): Promise<void> {
     'CPU vs deeplab': Math.round((q.cpuSeconds / old.cpuSeconds) * 100) / 100,
     ...(q.pack === 'default' ? { 'CPU vs naive, worst clip (target <= 1)': Math.max(...q.rows.map((r) => Number(r['CPU vs naive']))) } : {}),
   }))) + '\n');
+
+  // What the nuisance rules cost per real clip, against the runtime before them, built from the history.
+  const beforeNuisance = buildBefore(BEFORE_NUISANCE_COMMIT);
+  process.stdout.write(('root' in beforeNuisance
+    ? formatTable(`Real clips against the runtime before the nuisance rules (${BEFORE_NUISANCE_COMMIT}), default pack, CPU medians of three turns each (target: CPU vs before <= 1.1)`, await benchAgainst(beforeNuisance.root, realClips()))
+    : `Real clips against the runtime before the nuisance rules: not measured: ${beforeNuisance.why}`) + '\n');
 
   process.stdout.write(formatTable('Pipeline per clip (default pack; target wall/serial <= 1.15)', await benchPipeline(clips)) + '\n');
 

@@ -102,8 +102,8 @@ export interface QualityRun {
 export type NaiveRunner = (file: string) => Promise<{ wallMs: number; cpuMs: number; inferences: number }>;
 
 /** One interpreter worker, one thread: CPU per clip compares like with like (the naive pipeline runs so too). */
-async function startService(pack: string): Promise<ModelService> {
-  const service = new ModelService({
+async function startService(pack: string, Service: typeof ModelService = ModelService): Promise<ModelService> {
+  const service = new Service({
     models: { pack, source: SHARED_MODELS, auto_pull: true, update_schedule: '', keep: 1, fetch_timeout_s: 60 },
     inference: { device: 'cpu', workers: 1, threads: 1, timeout_ms: 20_000, max_frames: 8 },
     dataDir: tempDir('vigil-quality-'),
@@ -205,4 +205,59 @@ export async function benchQuality(pack: string, clips: Expectation[], naive?: N
     await service.stop();
   }
   return { pack, rows, right, total: clips.length, cpuSeconds: cpuTotal };
+}
+
+/** The runtime's nuisance rules came after this commit: the reference of their CPU target. */
+export const BEFORE_NUISANCE_COMMIT = 'a5582b5';
+
+/**
+ * CPU per clip of the default pack against the runtime of another commit (built from the
+ * history by buildBefore, its ModelService loaded in this process), COST_RUNS turns each,
+ * alternating: what the rules added since cost per clip, measured in the same run.
+ */
+export async function benchAgainst(root: string, clips: Expectation[]): Promise<Array<Record<string, string | number>>> {
+  const { ModelService: Before } = await import(path.join(root, 'dist/runtime/models/model-service.js')) as { ModelService: typeof ModelService };
+  const { probeClip: probeBefore } = await import(path.join(root, 'dist/runtime/pipeline/probe.js')) as { probeClip: typeof probeClip };
+  const current = await startService('default');
+  const before = await startService('default', Before);
+  const rows: Array<Record<string, string | number>> = [];
+  const cpuOf = async (service: ModelService, probe: typeof probeClip, file: string) => {
+    const clip = await probe(file);
+    const lease = await service.acquire();
+    try {
+      const cpu0 = cpuSeconds();
+      const analysis = await lease.classifier.classify(clip, new AbortController().signal);
+      return { analysis, cpuMs: (cpuSeconds() - cpu0) * 1000 };
+    } finally {
+      lease.release();
+    }
+  };
+  try {
+    for (const e of clips) {
+      const now: number[] = [];
+      const then: number[] = [];
+      let got: Analysis | undefined;
+      let had: Analysis | undefined;
+      for (let i = 0; i < COST_RUNS; i++) {
+        const a = await cpuOf(current, probeClip, e.file);
+        const b = await cpuOf(before, probeBefore, e.file);
+        now.push(a.cpuMs);
+        then.push(b.cpuMs);
+        got = a.analysis;
+        had = b.analysis;
+      }
+      const ratio = median(now) / median(then);
+      rows.push({
+        clip: e.name,
+        before: `${had!.labels.join(', ')} / ${had!.risk}`, now: `${got!.labels.join(', ')} / ${got!.risk}`,
+        ok: misses(e, got!).length ? `NO: ${misses(e, got!).join(', ')}` : 'yes',
+        before_cpu_ms: Math.round(median(then)), cpu_ms: Math.round(median(now)),
+        'CPU vs before (target <= 1.1)': Math.round(ratio * 100) / 100,
+      });
+    }
+  } finally {
+    await current.stop();
+    await before.stop();
+  }
+  return rows;
 }

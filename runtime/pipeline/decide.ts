@@ -6,6 +6,7 @@ import type { Manifest } from '../models/manifest.js';
 import { area, centreDistance, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
+import { precipitationScore } from './precipitation.js';
 
 /** What the networks made of one chosen frame. */
 export interface FrameFindings {
@@ -69,10 +70,12 @@ export function standsOut(box: Box, sample: MotionSample): number {
   return inside - outside;
 }
 
-/** rain: changes over most of the frame, mostly in specks (drops), going nowhere */
+/**
+ * rain (and snow, which the service's labels call rain): thin short-lived streaks or falling
+ * flakes over a quarter of the view or more, not coming back in place (precipitation.ts)
+ */
 export function rainScore(p: MotionPattern): number {
-  if (p.spread < 0.5 || p.fragmentation < 0.45 || p.travel > 0.2) return 0;
-  return Math.min(1, p.spread * p.fragmentation * 1.25);
+  return precipitationScore({ streakSpread: p.streaks, flakeSpread: p.flakes, repeat: p.repeat });
 }
 
 /** wind: motion that switches on and off in place (swaying leaves and branches) */

@@ -62,11 +62,13 @@ export function movingShare(box: Box, sample: MotionSample): number {
 }
 
 /**
- * How much more a box moves than the rest of the frame, counting solid changes only: in rain
- * every cell flickers, so an intruder is what moves more than the rain around it.
+ * How much more a box moves than the rest of the frame, counting solid changes (not specks) and
+ * differences from the background: in rain every cell flickers, so an intruder is what moves
+ * more than the rain around it. Drops and flakes are specks at the motion pass's size, and
+ * never stay long enough to be foreground, so a slow walker in snow still stands out.
  */
 export function standsOut(box: Box, sample: MotionSample): number {
-  const { inside, outside } = boxShares(box, sample.solidCells);
+  const { inside, outside } = boxShares(box, sample.solidCells.map((v, c) => v | sample.foreground[c]!));
   return inside - outside;
 }
 

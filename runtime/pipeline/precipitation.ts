@@ -106,7 +106,7 @@ export interface PrecipitationEvidence {
   streakArea: number;
   /** median share of the grid's cells holding a falling flake (cells with a flake candidate x the share of those matched found falling) */
   flakeSpread: number;
-  /** the noise of a temporal difference, in gray levels (median of the maps' robust estimates) */
+  /** the noise of a temporal difference, in gray levels (median of the maps' robust estimates of its sigma) */
   noise: number;
 }
 
@@ -281,7 +281,7 @@ export interface TransientMap {
   level: Uint8Array;
   /** 1 where the sample is brighter than both neighbours, 0 where darker */
   bright: Uint8Array;
-  /** the noise of a temporal difference here (1.4826 x the median absolute difference from the previous sample) */
+  /** the noise of a temporal difference here (sigma, from the lower quartile of the absolute differences from the previous sample) */
   noise: number;
   /** levels above this are transient: the noise's NOISE_FACTOR times, at least FLOOR */
   threshold: number;
@@ -313,7 +313,7 @@ export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, f
   const y1 = height - BORDER - Math.max(0, pdy, ndy);
   const level = new Uint8Array(data.length);
   const bright = new Uint8Array(data.length);
-  // the noise: the median absolute difference from the aligned previous sample (most pixels see no event)
+  // the noise: the spread of the differences from the aligned previous sample
   const histogram = new Uint32Array(256);
   let counted = 0;
   for (let y = y0; y < y1; y++) {
@@ -336,9 +336,12 @@ export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, f
       }
     }
   }
-  let mad = 0;
-  for (let seen = 0; mad < 255 && seen + histogram[mad]! <= counted / 2; mad++) seen += histogram[mad]!;
-  const noise = 1.4826 * mad;
+  // The lower quartile of the absolute differences, over that of a Gaussian's (0.3186 sigma): it
+  // holds while drops change up to three quarters of the view, where a median would take a
+  // downpour for the camera's noise.
+  let quartile = 0;
+  for (let seen = 0; quartile < 255 && seen + histogram[quartile]! <= counted / 4; quartile++) seen += histogram[quartile]!;
+  const noise = quartile / 0.3186;
   return {
     width, height, level, bright, noise, threshold: Math.max(FLOOR, NOISE_FACTOR * noise),
     x0: Math.max(0, x0), x1: Math.max(0, x1), y0: Math.max(0, y0), y1: Math.max(0, y1),

@@ -11,7 +11,9 @@ import { probeClip } from '../../runtime/pipeline/probe.js';
 
 export type Rain = { kind: 'rain'; density: 'drizzle' | 'rain' | 'downpour' };
 export type Snow = { kind: 'snow'; density: 'light' | 'heavy' };
-export type Weather = Rain | Snow;
+/** no weather: the source only panned or captioned, to check that neither is taken for rain */
+export type Dry = { kind: 'dry' };
+export type Weather = Rain | Snow | Dry;
 
 export interface WeatherClipOptions {
   /** the source is cropped by a window that moves slowly sideways (a camera panning at about 20 px/s at 480 px wide) */
@@ -105,6 +107,7 @@ function weatherFrames(weather: Weather, width: number, height: number, fps: num
   const scale = width / 480;
   const area = (width * height) / (480 * 270);
   const between = (r: readonly [number, number]) => r[0] + rnd() * (r[1] - r[0]);
+  if (weather.kind === 'dry') return () => new Layer(width, height);
   if (weather.kind === 'rain') {
     // wind slants the fall a little, the same way for every drop, with some turbulence
     const slant = 0.18;

@@ -75,9 +75,8 @@ export interface GrayFrame {
   data: Uint8Array;
   width: number;
   height: number;
-  /** filled on first use: the frame shrunk for the shift's coarse search, and its 3x3 extremes */
+  /** filled on first use: the frame shrunk for the shift's coarse search */
   coarse?: GrayFrame;
-  extremes?: { max: Uint8Array; min: Uint8Array };
 }
 
 export interface Shift {
@@ -190,6 +189,8 @@ const SHIFT_COARSE = 4;
 /** blocks matched for the camera's shift: a 4x3 grid, each a sixth of the frame's height */
 const SHIFT_BLOCKS_X = 4;
 const SHIFT_BLOCKS_Y = 3;
+/** the fine match reads every 4th pixel of every 4th row of its block: some fifty pixels of texture decide it */
+const SHIFT_FINE_STEP = 4;
 /** a block flatter than this (mean absolute gradient, gray levels) has nothing to match (a plain wall, the sky) */
 const SHIFT_TEXTURE = 2;
 
@@ -220,7 +221,8 @@ export function globalShift(a: GrayFrame, b: GrayFrame): Shift {
       const fx = x * SHIFT_COARSE;
       const fy = y * SHIFT_COARSE;
       const fsize = size * SHIFT_COARSE;
-      const fine = bestOffset(a, b, fx, fy, fsize, coarse.dx * SHIFT_COARSE, coarse.dy * SHIFT_COARSE, SHIFT_COARSE - 1, 2);
+      // a coarse pixel's centre is within half of it of the shift
+      const fine = bestOffset(a, b, fx, fy, fsize, coarse.dx * SHIFT_COARSE, coarse.dy * SHIFT_COARSE, SHIFT_COARSE / 2, SHIFT_FINE_STEP);
       votes.push({ dx: fine.dx + subPixel(fine.left, fine.centre, fine.right), dy: fine.dy + subPixel(fine.up, fine.centre, fine.down) });
     }
   }
@@ -239,45 +241,10 @@ export function meanDifference(a: Uint8Array, b: Uint8Array): number {
   return count ? sum / count : 0;
 }
 
-/** The 3x3 maximum and minimum of a frame (separable: a row pass, then a column pass). */
-export function extremes3x3(frame: GrayFrame): { max: Uint8Array; min: Uint8Array } {
-  const { data, width, height } = frame;
-  const rowMax = new Uint8Array(data.length);
-  const rowMin = new Uint8Array(data.length);
-  for (let y = 0; y < height; y++) {
-    const r = y * width;
-    for (let x = 0; x < width; x++) {
-      const a = data[r + Math.max(0, x - 1)]!;
-      const b = data[r + x]!;
-      const c = data[r + Math.min(width - 1, x + 1)]!;
-      rowMax[r + x] = a > b ? (a > c ? a : c) : b > c ? b : c;
-      rowMin[r + x] = a < b ? (a < c ? a : c) : b < c ? b : c;
-    }
-  }
-  const max = new Uint8Array(data.length);
-  const min = new Uint8Array(data.length);
-  for (let y = 0; y < height; y++) {
-    const up = Math.max(0, y - 1) * width;
-    const here = y * width;
-    const down = Math.min(height - 1, y + 1) * width;
-    for (let x = 0; x < width; x++) {
-      const a = rowMax[up + x]!;
-      const b = rowMax[here + x]!;
-      const c = rowMax[down + x]!;
-      max[here + x] = a > b ? (a > c ? a : c) : b > c ? b : c;
-      const d = rowMin[up + x]!;
-      const e = rowMin[here + x]!;
-      const f = rowMin[down + x]!;
-      min[here + x] = d < e ? (d < f ? d : f) : e < f ? e : f;
-    }
-  }
-  return { max, min };
-}
-
 export interface TransientMap {
   width: number;
   height: number;
-  /** per pixel, how far it stands out from both neighbours in time (gray levels; 0 outside the valid area) */
+  /** per pixel, how far it stands out from both neighbours in time (gray levels; 0 outside the valid area, and may be 0 at or under the threshold) */
   level: Uint8Array;
   /** 1 where the sample is brighter than both neighbours, 0 where darker */
   bright: Uint8Array;
@@ -300,52 +267,72 @@ export interface TransientMap {
  */
 export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, fromPrev: Shift, toNext: Shift): TransientMap {
   const { width, height, data } = cur;
-  const p = (prev.extremes ??= extremes3x3(prev));
-  const n = (next.extremes ??= extremes3x3(next));
+  const pd = prev.data;
+  const nd = next.data;
   // prev(x - dx) lands on cur(x); cur(x) lands on next(x + dx)
   const pdx = -Math.round(fromPrev.dx);
   const pdy = -Math.round(fromPrev.dy);
   const ndx = Math.round(toNext.dx);
   const ndy = Math.round(toNext.dy);
-  const x0 = BORDER + Math.max(0, -pdx, -ndx);
-  const x1 = width - BORDER - Math.max(0, pdx, ndx);
-  const y0 = BORDER + Math.max(0, -pdy, -ndy);
-  const y1 = height - BORDER - Math.max(0, pdy, ndy);
-  const level = new Uint8Array(data.length);
-  const bright = new Uint8Array(data.length);
-  // the noise: the spread of the differences from the aligned previous sample
+  const x0 = Math.max(0, BORDER + Math.max(0, -pdx, -ndx));
+  const x1 = Math.max(x0, width - BORDER - Math.max(0, pdx, ndx));
+  const y0 = Math.max(0, BORDER + Math.max(0, -pdy, -ndy));
+  const y1 = Math.max(y0, height - BORDER - Math.max(0, pdy, ndy));
+  // The noise: the lower quartile of the absolute differences from the aligned previous sample
+  // (every other pixel of every other row), over that of a Gaussian's (0.3186 sigma). It holds
+  // while drops change up to three quarters of the view, where a median would take a downpour
+  // for the camera's noise.
   const histogram = new Uint32Array(256);
   let counted = 0;
+  for (let y = y0; y < y1; y += 2) {
+    const row = y * width;
+    const prow = (y + pdy) * width + pdx;
+    for (let x = x0; x < x1; x += 2) {
+      histogram[Math.abs(data[row + x]! - pd[prow + x]!)]++;
+      counted++;
+    }
+  }
+  let quartile = 0;
+  for (let seen = 0; quartile < 255 && seen + histogram[quartile]! <= counted / 4; quartile++) seen += histogram[quartile]!;
+  const noise = quartile / 0.3186;
+  const threshold = Math.max(FLOOR, NOISE_FACTOR * noise);
+  const level = new Uint8Array(data.length);
+  const bright = new Uint8Array(data.length);
   for (let y = y0; y < y1; y++) {
     const row = y * width;
     const prow = (y + pdy) * width + pdx;
     const nrow = (y + ndy) * width + ndx;
     for (let x = x0; x < x1; x++) {
       const v = data[row + x]!;
-      if ((x & 1) === 0) {
-        histogram[Math.abs(v - prev.data[prow + x]!)]++;
-        counted++;
+      const a = pd[prow + x]!;
+      const b = nd[nrow + x]!;
+      // The 3x3 extremes include the pixel itself: only a pixel beyond the threshold from both
+      // aligned neighbours, on the same side, can stand out from their whole neighbourhoods.
+      const up = v - a > threshold && v - b > threshold;
+      if (!up && !(a - v > threshold && b - v > threshold)) continue;
+      let hi = 0;
+      let lo = 255;
+      for (let k = -1; k <= 1; k++) {
+        const pr = prow + x + k * width;
+        const nr = nrow + x + k * width;
+        for (let j = -1; j <= 1; j++) {
+          const c = pd[pr + j]!;
+          const e = nd[nr + j]!;
+          if (c > hi) hi = c;
+          if (e > hi) hi = e;
+          if (c < lo) lo = c;
+          if (e < lo) lo = e;
+        }
       }
-      const hi = Math.max(p.max[prow + x]!, n.max[nrow + x]!);
-      const lo = Math.min(p.min[prow + x]!, n.min[nrow + x]!);
-      if (v > hi) {
+      if (up && v > hi) {
         level[row + x] = v - hi;
         bright[row + x] = 1;
-      } else if (v < lo) {
+      } else if (!up && v < lo) {
         level[row + x] = lo - v;
       }
     }
   }
-  // The lower quartile of the absolute differences, over that of a Gaussian's (0.3186 sigma): it
-  // holds while drops change up to three quarters of the view, where a median would take a
-  // downpour for the camera's noise.
-  let quartile = 0;
-  for (let seen = 0; quartile < 255 && seen + histogram[quartile]! <= counted / 4; quartile++) seen += histogram[quartile]!;
-  const noise = quartile / 0.3186;
-  return {
-    width, height, level, bright, noise, threshold: Math.max(FLOOR, NOISE_FACTOR * noise),
-    x0: Math.max(0, x0), x1: Math.max(0, x1), y0: Math.max(0, y0), y1: Math.max(0, y1),
-  };
+  return { width, height, level, bright, noise, threshold, x0, x1, y0, y1 };
 }
 
 export interface Particle {

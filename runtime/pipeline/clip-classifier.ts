@@ -103,8 +103,12 @@ export class ClipClassifier implements Classifier {
 
     if (!motion.pattern.moving || chosen.length === 0) {
       const t = Math.round((clip.duration / 2) * 1000) / 1000;
+      // Drops are below a pixel at the motion pass's size: a still scene in the rain is still
+      // rain, seen at the precipitation analysis's size (nothing else moved: no network runs).
+      const weather = decide([], motion.pattern, this.options.manifest, rules);
+      const rain = weather.labels.includes('rain');
       return {
-        ...base, risk: 'safe', labels: ['NOTHING'], scores: { NOTHING: 1 },
+        ...base, risk: 'safe', labels: rain ? ['rain'] : ['NOTHING'], scores: rain ? { rain: weather.scores.rain! } : { NOTHING: 1 },
         keyframes: [{ t, score: 0, detections: [] }],
         stats: { framesInferred: 0, decodeMs: 0, motionMs, inferenceMs: 0, totalMs: performance.now() - started },
       };

@@ -74,7 +74,7 @@ export function standsOut(box: Box, sample: MotionSample): number {
 
 /**
  * rain (and snow, which the service's labels call rain): thin short-lived streaks or falling
- * flakes over a quarter of the view or more, not coming back in place (precipitation.ts)
+ * flakes over a sixth of the view or more, not coming back in place (precipitation.ts)
  */
 export function rainScore(p: MotionPattern): number {
   return precipitationScore({ streakSpread: p.streaks, flakeSpread: p.flakes, repeat: p.repeat });

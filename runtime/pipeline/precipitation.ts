@@ -22,11 +22,13 @@ const GRID_Y = 9;
 const RUNS = 5;
 const RUN = 5;
 /**
- * Precipitation is seen over at least a quarter of the view (the share of the 12x9 grid's cells
- * holding a streak or a falling flake): rain falls everywhere, and shows wherever the background
- * is darker or brighter than the drops; a walker, a car or a branch holds a few cells.
+ * Precipitation is seen over at least a sixth of the view (the share of the 12x9 grid's cells
+ * holding a streak or a falling flake). Rain falls everywhere but shows only where the background
+ * is darker (or brighter) than the drops: against a pale wall or a white sky it vanishes, yet the
+ * ground or the sky of a view is more than a sixth of it. The thin edges of one walker, car or
+ * branch hold a few cells (under 5 % of the grid).
  */
-export const PRECIPITATION_SPREAD = 0.25;
+export const PRECIPITATION_SPREAD = 1 / 6;
 /** when most transients come back in the same place two samples later, they are a flicker at fixed places, not drops */
 const FLICKER = 0.5;
 /** a sample whose mean difference from the last one is under this many gray levels repeats it (a low-rate camera, a re-encode) */

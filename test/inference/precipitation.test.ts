@@ -134,8 +134,8 @@ describe('precipitation analysis', () => {
     expect(cellSpread(everywhere, W, H)).to.equal(1);
   });
 
-  it('the score is 0 under a quarter of the view or for flicker in place, 0.5 at a quarter, 1 over the whole view', () => {
-    expect(precipitationScore({ streakSpread: 0.2, flakeSpread: 0.1, repeat: 0 })).to.equal(0);
+  it('the score is 0 under a sixth of the view or for flicker in place, 0.5 at a sixth, 1 over the whole view', () => {
+    expect(precipitationScore({ streakSpread: 0.15, flakeSpread: 0.1, repeat: 0 })).to.equal(0);
     expect(precipitationScore({ streakSpread: PRECIPITATION_SPREAD, flakeSpread: 0, repeat: 0.1 })).to.equal(0.5);
     expect(precipitationScore({ streakSpread: 0, flakeSpread: 1, repeat: 0.1 })).to.equal(1);
     expect(precipitationScore({ streakSpread: 0.6, flakeSpread: 0, repeat: 0.1 })).to.be.within(0.5, 1);

@@ -18,6 +18,8 @@ export type Weather = Rain | Snow | Dry;
 export interface WeatherClipOptions {
   /** the source is cropped by a window that moves slowly sideways (a camera panning at about 20 px/s at 480 px wide) */
   pan?: boolean;
+  /** the view shakes a few pixels back and forth (a camera on a pole in the wind), instead of panning */
+  shake?: boolean;
   /** a burned-in caption (camera name and a clock that ticks each second), drawn over the weather */
   caption?: boolean;
   /** at most this many seconds of the source */
@@ -87,14 +89,20 @@ class Layer {
 
 /**
  * Depth layers of rain, sizes at 480 px wide (scaled to the frame): far drops short, faint and
- * many; near drops long, wide, blurred and few. `count` is per frame at 480x270.
+ * many; near drops long, wide, blurred and few.
  */
 const RAIN_LAYERS = [
-  { count: 1, length: [5, 10], sigma: 0.45, opacity: [0.25, 0.45] },
-  { count: 0.3, length: [12, 24], sigma: 0.7, opacity: [0.3, 0.5] },
-  { count: 0.04, length: [35, 70], sigma: 1.6, opacity: [0.2, 0.35] },
+  { length: [5, 10], sigma: 0.45, opacity: [0.25, 0.45] },
+  { length: [12, 24], sigma: 0.7, opacity: [0.3, 0.5] },
+  { length: [35, 70], sigma: 1.6, opacity: [0.2, 0.35] },
 ] as const;
-const RAIN_DENSITY = { drizzle: 60, rain: 260, downpour: 700 } as const;
+/**
+ * Drops per frame at 480x270 in each layer. Drizzle is small drops falling slowly: far, short
+ * and faint streaks only, a few in the middle distance, none near.
+ */
+const RAIN_DENSITY = { drizzle: [100, 8, 0], rain: [260, 80, 10], downpour: [700, 210, 28] } as const;
+/** how long streaks are against the layer's lengths: drizzle falls at 2 m/s, rain at 5 to 9 */
+const RAIN_SPEED = { drizzle: 0.6, rain: 1, downpour: 1 } as const;
 /** the light a downpour scatters all over the view */
 const RAIN_VEIL = { drizzle: 0, rain: 0.04, downpour: 0.14 } as const;
 const SNOW_FLAKES = { light: 120, heavy: 400 } as const;
@@ -114,10 +122,10 @@ function weatherFrames(weather: Weather, width: number, height: number, fps: num
     return () => {
       const layer = new Layer(width, height);
       layer.veil(RAIN_VEIL[weather.density]);
-      for (const l of RAIN_LAYERS) {
-        const n = Math.round(l.count * RAIN_DENSITY[weather.density] * area);
+      for (const [i, l] of RAIN_LAYERS.entries()) {
+        const n = Math.round(RAIN_DENSITY[weather.density][i]! * area);
         for (let k = 0; k < n; k++) {
-          const length = between(l.length) * scale;
+          const length = between(l.length) * scale * RAIN_SPEED[weather.density];
           const tilt = slant + (rnd() - 0.5) * 0.08;
           const x = rnd() * (width + length * tilt) - length * tilt;
           const y = rnd() * (height + length) - length;
@@ -178,9 +186,10 @@ export async function weatherClip(source: string, out: string, weather: Weather,
   const seconds = Math.min(info.duration, options.seconds ?? Infinity);
   const frames = Math.max(1, Math.round(seconds * fps));
   const graph: string[] = [];
-  graph.push(options.pan
-    ? `[0:v]scale=${Math.round(width * 1.2 / 2) * 2}:-2,crop=${width}:${height}:x='(iw-ow)*t/${seconds}':y='(ih-oh)/2',setsar=1[scene]`
-    : '[0:v]setsar=1[scene]');
+  const larger = `scale=${Math.round((width * 1.2) / 2) * 2}:-2`;
+  if (options.pan) graph.push(`[0:v]${larger},crop=${width}:${height}:x='(iw-ow)*t/${seconds}':y='(ih-oh)/2',setsar=1[scene]`);
+  else if (options.shake) graph.push(`[0:v]${larger},crop=${width}:${height}:x='(iw-ow)/2+6*sin(2*PI*2.3*t)':y='(ih-oh)/2+4*sin(2*PI*3.1*t+1)',setsar=1[scene]`);
+  else graph.push('[0:v]setsar=1[scene]');
   let last = '[scene][1:v]overlay=format=auto:eof_action=endall';
   if (options.caption) {
     const size = Math.round(height / 18);

@@ -19,7 +19,7 @@ const GRID_Y = 9;
  * giving two transient maps two samples apart. Weather is everywhere all the time, so a few runs
  * give the median its footing, and the cost stays bounded on long clips.
  */
-const RUNS = 5;
+const RUNS = 4;
 const RUN = 5;
 /**
  * Precipitation is seen over at least a sixth of the view (the share of the 12x9 grid's cells
@@ -188,9 +188,9 @@ function subPixel(left: number | undefined, centre: number, right: number | unde
 
 /** the coarse search for the camera's shift runs on frames shrunk by this factor */
 const SHIFT_COARSE = 4;
-/** blocks matched for the camera's shift: a 4x3 grid, each a sixth of the frame's height */
-const SHIFT_BLOCKS_X = 4;
-const SHIFT_BLOCKS_Y = 3;
+/** blocks matched for the camera's shift: a 3x2 grid (a walker or a conveyor moves one or two of them), each a sixth of the frame's height */
+const SHIFT_BLOCKS_X = 3;
+const SHIFT_BLOCKS_Y = 2;
 /** the fine match reads every 4th pixel of every 4th row of its block: some fifty pixels of texture decide it */
 const SHIFT_FINE_STEP = 4;
 /** a block flatter than this (mean absolute gradient, gray levels) has nothing to match (a plain wall, the sky) */
@@ -246,8 +246,10 @@ export function meanDifference(a: Uint8Array, b: Uint8Array): number {
 export interface TransientMap {
   width: number;
   height: number;
-  /** per pixel, how far it stands out from both neighbours in time (gray levels; 0 outside the valid area, and may be 0 at or under the threshold) */
+  /** per pixel, how far it stands out from both neighbours in time, in gray levels, where that is above the threshold (else 0) */
   level: Uint8Array;
+  /** the pixels above the threshold (indexes, row by row): the few that the later steps look at */
+  transients: number[];
   /** 1 where the sample is brighter than both neighbours, 0 where darker */
   bright: Uint8Array;
   /** the noise of a temporal difference here (sigma, from the lower quartile of the absolute differences from the previous sample) */
@@ -300,6 +302,7 @@ export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, f
   const threshold = Math.max(FLOOR, NOISE_FACTOR * noise);
   const level = new Uint8Array(data.length);
   const bright = new Uint8Array(data.length);
+  const transients: number[] = [];
   for (let y = y0; y < y1; y++) {
     const row = y * width;
     const prow = (y + pdy) * width + pdx;
@@ -326,15 +329,15 @@ export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, f
           if (e < lo) lo = e;
         }
       }
-      if (up && v > hi) {
-        level[row + x] = v - hi;
-        bright[row + x] = 1;
-      } else if (!up && v < lo) {
-        level[row + x] = lo - v;
+      const stands = up ? v - hi : lo - v;
+      if (stands > threshold) {
+        level[row + x] = stands;
+        bright[row + x] = up ? 1 : 0;
+        transients.push(row + x);
       }
     }
   }
-  return { width, height, level, bright, noise, threshold, x0, x1, y0, y1 };
+  return { width, height, level, bright, transients, noise, threshold, x0, x1, y0, y1 };
 }
 
 export interface Particle {
@@ -355,55 +358,52 @@ export interface Particle {
 
 /** The 8-connected groups of transient pixels, each described by its moments. */
 export function particles(map: TransientMap): Particle[] {
-  const { width, level, bright, threshold, x0, x1, y0, y1 } = map;
+  const { width, level, bright, x0, x1, y0, y1 } = map;
   const seen = new Uint8Array(level.length);
   const found: Particle[] = [];
   const stack: number[] = [];
-  for (let y = y0; y < y1; y++) {
-    for (let x = x0; x < x1; x++) {
-      const start = y * width + x;
-      if (seen[start] || level[start]! <= threshold) continue;
-      seen[start] = 1;
-      stack.push(start);
-      let n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, brights = 0, peak = 0;
-      while (stack.length) {
-        const i = stack.pop()!;
-        const px = i % width;
-        const py = (i - px) / width;
-        n++;
-        sx += px;
-        sy += py;
-        sxx += px * px;
-        syy += py * py;
-        sxy += px * py;
-        brights += bright[i]!;
-        peak = Math.max(peak, level[i]!);
-        for (let dy = -1; dy <= 1; dy++) {
-          const ny = py + dy;
-          if (ny < y0 || ny >= y1) continue;
-          for (let dx = -1; dx <= 1; dx++) {
-            const nx = px + dx;
-            if (nx < x0 || nx >= x1) continue;
-            const j = ny * width + nx;
-            if (!seen[j] && level[j]! > threshold) {
-              seen[j] = 1;
-              stack.push(j);
-            }
+  for (const start of map.transients) {
+    if (seen[start]) continue;
+    seen[start] = 1;
+    stack.push(start);
+    let n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, brights = 0, peak = 0;
+    while (stack.length) {
+      const i = stack.pop()!;
+      const px = i % width;
+      const py = (i - px) / width;
+      n++;
+      sx += px;
+      sy += py;
+      sxx += px * px;
+      syy += py * py;
+      sxy += px * py;
+      brights += bright[i]!;
+      peak = Math.max(peak, level[i]!);
+      for (let dy = -1; dy <= 1; dy++) {
+        const ny = py + dy;
+        if (ny < y0 || ny >= y1) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = px + dx;
+          if (nx < x0 || nx >= x1) continue;
+          const j = ny * width + nx;
+          if (!seen[j] && level[j]! > 0) {
+            seen[j] = 1;
+            stack.push(j);
           }
         }
       }
-      const mx = sx / n;
-      const my = sy / n;
-      const vxx = sxx / n - mx * mx;
-      const vyy = syy / n - my * my;
-      const vxy = sxy / n - mx * my;
-      const root = Math.sqrt(((vxx - vyy) / 2) ** 2 + vxy * vxy);
-      const major = (vxx + vyy) / 2 + root;
-      // a run of L pixels has variance (L^2 - 1) / 12 along it
-      const length = Math.sqrt(12 * major + 1);
-      const angle = Math.abs(0.5 * Math.atan2(2 * vxy, vyy - vxx)); // from the vertical
-      found.push({ area: n, x: mx, y: my, length, width: n / length, tilt: Math.min(angle, Math.PI - angle), bright: brights * 2 > n, peak });
     }
+    const mx = sx / n;
+    const my = sy / n;
+    const vxx = sxx / n - mx * mx;
+    const vyy = syy / n - my * my;
+    const vxy = sxy / n - mx * my;
+    const root = Math.sqrt(((vxx - vyy) / 2) ** 2 + vxy * vxy);
+    const major = (vxx + vyy) / 2 + root;
+    // a run of L pixels has variance (L^2 - 1) / 12 along it
+    const length = Math.sqrt(12 * major + 1);
+    const angle = Math.abs(0.5 * Math.atan2(2 * vxy, vyy - vxx)); // from the vertical
+    found.push({ area: n, x: mx, y: my, length, width: n / length, tilt: Math.min(angle, Math.PI - angle), bright: brights * 2 > n, peak });
   }
   return found;
 }
@@ -442,17 +442,16 @@ export function recurrence(a: TransientMap, b: TransientMap): number {
   const x1 = Math.min(a.x1, b.x1 - 1);
   const y0 = Math.max(a.y0, b.y0 + 1);
   const y1 = Math.min(a.y1, b.y1 - 1);
-  for (let y = y0; y < y1; y++) {
-    for (let x = x0; x < x1; x++) {
-      const i = y * width + x;
-      if (a.level[i]! <= a.threshold) continue;
-      transient++;
-      search: for (let dy = -1; dy <= 1; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          if (b.level[i + dy * width + dx]! > b.threshold) {
-            again++;
-            break search;
-          }
+  for (const i of a.transients) {
+    const x = i % width;
+    const y = (i - x) / width;
+    if (x < x0 || x >= x1 || y < y0 || y >= y1) continue;
+    transient++;
+    search: for (let dy = -1; dy <= 1; dy++) {
+      for (let dx = -1; dx <= 1; dx++) {
+        if (b.level[i + dy * width + dx]! > 0) {
+          again++;
+          break search;
         }
       }
     }
@@ -551,7 +550,8 @@ export interface PrecipitationSchedule {
  */
 export function precipitationSchedule(expected: number, samplesPerSecond: number, sourceFps?: number): PrecipitationSchedule {
   const length = RUN * Math.max(1, Math.ceil(samplesPerSecond / (sourceFps || samplesPerSecond)));
-  return { every: Math.max(length, Math.floor(expected / RUNS)), length };
+  // at most every other run's worth of samples: a short clip needs no more to be judged
+  return { every: Math.max(2 * length, Math.floor(expected / RUNS)), length };
 }
 
 /** The schedule as an ffmpeg select expression on the sample number n (commas escaped for a filter graph). */

@@ -143,9 +143,9 @@ describe('precipitation analysis', () => {
   });
 
   it('schedules a few runs of five samples, longer when the source repeats frames', () => {
-    expect(precipitationSchedule(300, 10, 25)).to.deep.equal({ every: 60, length: 5 });
-    expect(precipitationSchedule(30, 10, 15)).to.deep.equal({ every: 6, length: 5 });
-    expect(precipitationSchedule(30, 10, 4)).to.deep.equal({ every: 15, length: 15 });
+    expect(precipitationSchedule(300, 10, 25)).to.deep.equal({ every: 75, length: 5 });
+    expect(precipitationSchedule(30, 10, 15)).to.deep.equal({ every: 10, length: 5 });
+    expect(precipitationSchedule(30, 10, 4)).to.deep.equal({ every: 30, length: 15 });
     expect(scheduleSelect({ every: 60, length: 5 })).to.equal('lt(mod(n\\,60)\\,5)');
   });
 

@@ -59,8 +59,11 @@ export interface MotionPattern {
   /** how far the centre of motion travelled, as a fraction of the frame diagonal */
   travel: number;
   /**
-   * The camera's own motion: the median global shift between consecutive samples, in px per
-   * sample at 320 px wide (precipitation.ts). A still camera is under 1 px, a slow pan a few.
+   * The camera's own motion: the median global shift between consecutive samples of the
+   * precipitation analysis's runs (a source's repeated frames left out), in px per sample at
+   * 320 px wide (precipitation.ts). A still camera is under 1 px, a slow pan a few; when the only
+   * textured thing in view moves (a conveyor under a plain wall) its motion is taken for the
+   * camera's.
    */
   pan: number;
   /**

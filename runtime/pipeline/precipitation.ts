@@ -6,7 +6,7 @@
 //   next drops land elsewhere, so a streak does not come back in the same place;
 // - a snowflake falls slowly: a small bright blob that was a little higher in the sample before;
 // - both are spread over the whole view, unlike a walker, a car or a branch.
-// The camera's own movement is taken out first (a global shift from the frames' projections),
+// The camera's own movement is taken out first (a global shift: the median of matched blocks),
 // and every gray-level threshold rests on the clip's own noise.
 
 /** width the samples are analysed at: drops are a pixel or two wide here (at 96 px they vanish) */

@@ -102,13 +102,16 @@ export class ClipClassifier implements Classifier {
     const base = { model: this.model, version: this.version, backend: this.options.backend };
 
     if (!motion.pattern.moving || chosen.length === 0) {
-      const stats = { framesInferred: 0, decodeMs: 0, motionMs, inferenceMs: 0, totalMs: performance.now() - started };
-      // Too small to move the coarse grid: a spider on a wall, an insect. Nothing for the networks to see.
-      if (motion.smallMovers().creatures.length) return { ...base, ...decide([], motion.pattern, this.options.manifest, rules, motion.smallMovers), stats };
+      // Nothing moved on the motion pass's coarse grid, and no network runs. What is too small for
+      // it may still be there, each seen at its own analysis's size: drops and flakes (rain), a
+      // thing crawling (a spider on a wall).
+      const still = decide([], motion.pattern, this.options.manifest, rules, motion.smallMovers);
       const t = Math.round((clip.duration / 2) * 1000) / 1000;
+      const seen = !still.labels.includes('other');
       return {
-        ...base, risk: 'safe', labels: ['NOTHING'], scores: { NOTHING: 1 },
-        keyframes: [{ t, score: 0, detections: [] }],
+        ...base,
+        ...(seen ? still : { risk: 'safe', labels: ['NOTHING'], scores: { NOTHING: 1 } }),
+        keyframes: seen && still.keyframes.length ? still.keyframes : [{ t, score: 0, detections: [] }],
         stats: { framesInferred: 0, decodeMs: 0, motionMs, inferenceMs: 0, totalMs: performance.now() - started },
       };
     }

@@ -7,6 +7,7 @@ import { area, centreDistance, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
 import type { SmallMovers } from './small-movers.js';
+import { precipitationScore } from './precipitation.js';
 
 /** What the networks made of one chosen frame. */
 export interface FrameFindings {
@@ -62,18 +63,22 @@ export function movingShare(box: Box, sample: MotionSample): number {
 }
 
 /**
- * How much more a box moves than the rest of the frame, counting solid changes only: in rain
- * every cell flickers, so an intruder is what moves more than the rain around it.
+ * How much more a box moves than the rest of the frame, counting solid changes (not specks) and
+ * differences from the background: in rain every cell flickers, so an intruder is what moves
+ * more than the rain around it. Drops and flakes are specks at the motion pass's size, and
+ * never stay long enough to be foreground, so a slow walker in snow still stands out.
  */
 export function standsOut(box: Box, sample: MotionSample): number {
-  const { inside, outside } = boxShares(box, sample.solidCells);
+  const { inside, outside } = boxShares(box, sample.solidCells.map((v, c) => v | sample.foreground[c]!));
   return inside - outside;
 }
 
-/** rain: changes over most of the frame, mostly in specks (drops), going nowhere */
+/**
+ * rain (and snow, which the service's labels call rain): thin short-lived streaks or falling
+ * flakes over a sixth of the view or more, not coming back in place (precipitation.ts)
+ */
 export function rainScore(p: MotionPattern): number {
-  if (p.spread < 0.5 || p.fragmentation < 0.45 || p.travel > 0.2) return 0;
-  return Math.min(1, p.spread * p.fragmentation * 1.25);
+  return precipitationScore({ streakSpread: p.streaks, flakeSpread: p.flakes, repeat: p.repeat });
 }
 
 /** wind: motion that switches on and off in place (swaying leaves and branches) */

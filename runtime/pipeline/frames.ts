@@ -67,6 +67,13 @@ export interface FrameSetRequest {
   inputArgs?: string[];
   /** the same decode also writes this copy of the frames, before `filters` (written whole or not at all) */
   copy?: FrameCopy;
+  /**
+   * A last output of only some frames: gray at this size (exact area scaler) of the frames the
+   * select expression picks (`n` counts the frames after `filters`), handed to onFrame in order as
+   * each is complete, apart from the yielded sets. Picking in ffmpeg spares the scaling and the pipe
+   * of every other frame.
+   */
+  sparseGray?: { width: number; height: number; select: string; onFrame: (frame: Buffer) => void };
 }
 
 /**
@@ -93,6 +100,11 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
     ...[request.gray, request.fineGray].filter((g) => g !== undefined).map((g) => ({ ...g, filter: exactScale(g.width, g.height, 'area'), pixelFormat: 'gray', channels: 1 })),
     ...request.sizes.map((size) => ({ ...size, filter: outputScale(size, request.source), pixelFormat: 'rgb24', channels: 3 })),
   ];
+  const { sparseGray } = request;
+  const dense = outputs.length;
+  if (sparseGray) {
+    outputs.push({ ...sparseGray, filter: `select='${sparseGray.select}',${exactScale(sparseGray.width, sparseGray.height, 'area')}`, pixelFormat: 'gray', channels: 1 });
+  }
   const n = outputs.length;
   const { copy } = request;
   const labels = outputs.map((_, i) => `o${i}`);
@@ -120,7 +132,8 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
       callback: (bytes: number) => {
         filled += bytes;
         if (filled < frameBytes) return;
-        queues[i]!.push(frame!);
+        if (i < dense) queues[i]!.push(frame!);
+        else sparseGray!.onFrame(frame!);
         frame = undefined;
         filled = 0;
         wake?.();
@@ -148,8 +161,8 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
   let copied = false;
   try {
     for (;;) {
-      if (queues.every((q) => q.length > 0)) {
-        yield queues.map((q) => q.shift()!);
+      if (dense > 0 && queues.slice(0, dense).every((q) => q.length > 0)) {
+        yield queues.slice(0, dense).map((q) => q.shift()!);
         continue;
       }
       if (open === 0) break;

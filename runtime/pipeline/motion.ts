@@ -9,6 +9,7 @@ import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
+import { PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -70,6 +71,24 @@ export interface MotionPattern {
   oscillation: number;
   /** how far the centre of motion travelled, as a fraction of the frame diagonal */
   travel: number;
+  /**
+   * The camera's own motion: the median global shift between consecutive samples of the
+   * precipitation analysis's runs (a source's repeated frames left out), in px per sample at
+   * 320 px wide (precipitation.ts). A still camera is under 1 px, a slow pan a few; when the only
+   * textured thing in view moves (a conveyor under a plain wall) its motion is taken for the
+   * camera's.
+   */
+  pan: number;
+  /**
+   * Of the pixels that differ from both neighbouring samples, the share that do so again at the
+   * same place two samples later: near 0 for rain and snow (drops land elsewhere each time),
+   * 0.5 and more for a flicker at fixed places (leaves, compression blocks).
+   */
+  repeat: number;
+  /** share of the view where thin short-lived streaks are seen (raindrops), in the typical sample */
+  streaks: number;
+  /** share of the view where small bright blobs are seen falling (snowflakes), in the typical sample */
+  flakes: number;
 }
 
 export interface MotionAnalysis {
@@ -270,9 +289,15 @@ function addForeground(kept: Array<{ sample: MotionSample; frame: Buffer }>, gri
   }
 }
 
-export function describePattern(samples: MotionSample[]): MotionPattern {
+/** What the motion pattern says of precipitation and the camera's motion, from the precipitation analysis. */
+function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'pan' | 'repeat' | 'streaks' | 'flakes'> {
+  return { pan: e?.pan ?? 0, repeat: e?.repeat ?? 0, streaks: e?.streakSpread ?? 0, flakes: e?.flakeSpread ?? 0 };
+}
+
+export function describePattern(samples: MotionSample[], precipitation?: PrecipitationEvidence): MotionPattern {
+  const weather = weatherOf(precipitation);
   const movingSamples = samples.filter((s) => s.region);
-  if (movingSamples.length === 0) return { moving: false, spread: 0, fragmentation: 0, oscillation: 0, travel: 0 };
+  if (movingSamples.length === 0) return { moving: false, spread: 0, fragmentation: 0, oscillation: 0, travel: 0, ...weather };
   const cellCount = GRID_X * GRID_Y;
   const active = movingSamples.map((s) => s.cells.reduce((a, b) => a + b, 0));
   const spread = active.reduce((a, b) => a + b, 0) / movingSamples.length / cellCount;
@@ -299,7 +324,7 @@ export function describePattern(samples: MotionSample[]): MotionPattern {
   const first = meanCentre(movingSamples.slice(0, quarter));
   const last = meanCentre(movingSamples.slice(-quarter));
   const travel = Math.hypot(last.x - first.x, last.y - first.y) / Math.SQRT2;
-  return { moving: true, spread, fragmentation, oscillation, travel };
+  return { moving: true, spread, fragmentation, oscillation, travel, ...weather };
 }
 
 export interface MotionOptions {
@@ -322,7 +347,7 @@ export interface MotionOptions {
  * sizes are for the networks: that decode is a full one, as the chosen frames' own would be.
  */
 export async function analyseMotion(
-  clip: Pick<ClipInfo, 'path' | 'width' | 'height' | 'duration'>, signal: AbortSignal, options: MotionOptions = {},
+  clip: Pick<ClipInfo, 'path' | 'width' | 'height' | 'duration'> & { fps?: number }, signal: AbortSignal, options: MotionOptions = {},
 ): Promise<MotionAnalysis> {
   const { width, height } = scaledSize(clip.width, clip.height, WIDTH);
   const fine = scaledSize(clip.width, clip.height, FINE_WIDTH);
@@ -330,6 +355,11 @@ export async function analyseMotion(
   // Rasterised once per clip; a masked pixel is held at 0, so it neither changes nor stands out from the background.
   const masked = rasteriseMasks(options.masks ?? [], width, height);
   const fineMasked = rasteriseMasks(options.masks ?? [], fine.width, fine.height);
+  // Rain and snow are looked for at a larger size, on a few runs of samples that ffmpeg picks
+  // from the same decode (precipitation.ts).
+  const wet = scaledSize(clip.width, clip.height, PRECIPITATION_WIDTH);
+  const wetMasked = rasteriseMasks(options.masks ?? [], wet.width, wet.height);
+  const schedule = precipitationSchedule(Math.ceil(clip.duration * SAMPLE_FPS), SAMPLE_FPS, clip.fps);
   const stride = Math.max(1, Math.ceil((clip.duration * SAMPLE_FPS) / KEEP_FRAMES));
   const fineStride = Math.max(Math.round(SAMPLE_FPS / FINE_FPS), Math.ceil((clip.duration * SAMPLE_FPS) / FINE_FRAMES));
   const { keep } = options;
@@ -341,8 +371,14 @@ export async function analyseMotion(
     let keptBytes = 0;
     let prev: Buffer | undefined;
     let index = 0;
+    const tracker = new PrecipitationTracker(schedule);
+    const onFrame = (frame: Buffer) => {
+      if (wetMasked) for (let i = 0; i < frame.length; i++) if (wetMasked[i]) frame[i] = 0;
+      tracker.push({ data: frame, ...wet });
+    };
     for await (const [gray, fineGray, ...views] of readFrameSets({
       input: clip.path, gray: { width, height }, fineGray: fine, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
+      sparseGray: { ...wet, select: scheduleSelect(schedule), onFrame },
       // Motion needs no exact picture: skipping the deblocking filter decodes faster (not for
       // frames the networks see, kept for a small clip). One decoding thread (DECODE_THREADS).
       inputArgs: [...DECODE_THREADS, ...(keep ? [] : ['-skip_loop_filter', 'all', '-flags2', '+fast'])],
@@ -365,10 +401,10 @@ export async function analyseMotion(
       prev = cur;
       index++;
     }
-    return { samples, kept, frames, fineFrames };
+    return { samples, kept, frames, fineFrames, precipitation: tracker.evidence() };
   };
   // the copy only saves the highlight a decode: when it cannot be written, the pass goes on without it
-  const { samples, kept, frames, fineFrames } = await pass(options.copy).catch((err: unknown) => {
+  const { samples, kept, frames, fineFrames, precipitation } = await pass(options.copy).catch((err: unknown) => {
     if (err instanceof CopyNotWritten) return pass(undefined);
     throw err;
   });
@@ -376,5 +412,5 @@ export async function analyseMotion(
   addForeground(kept, grid);
   let movers: SmallMovers | undefined;
   const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked));
-  return { samples, pattern: describePattern(samples), smallMovers, ...(frames ? { frames } : {}) };
+  return { samples, pattern: describePattern(samples, precipitation), smallMovers, ...(frames ? { frames } : {}) };
 }

@@ -4,9 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { ffmpeg, rainClip, stillClip, tempDir } from '../support/clips.js';
+import { ffmpeg, stillClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
-import { SHARED_MODELS } from '../support/paths.js';
+import { media, SHARED_MODELS } from '../support/paths.js';
+import { weatherClip } from '../support/weather.js';
 import { probe } from './support.js';
 
 describe('annotated highlight over HTTP', function () {
@@ -113,7 +114,7 @@ describe('annotated highlight over HTTP', function () {
   });
 
   it('serves the snapshot of the best frame as JPEG with its boxes, and a clean one with ?clean=1', async () => {
-    const walker = await rainClip('kite_and_cold.jpg', path.join(dir, 'walker.mp4'), { walker: 'grace_hopper.png' });
+    const walker = await weatherClip(media('real/worker_hardhat_walking.mp4'), path.join(dir, 'walker.mp4'), { kind: 'rain', density: 'rain' });
     const res = await daemon.upload(walker, {}, '?sync=true');
     const result = (await res.json()) as Record<string, any>;
     expect(result.labels).to.include('person');
@@ -129,7 +130,7 @@ describe('annotated highlight over HTTP', function () {
       fs.writeFileSync(file, bytes);
       const facts = await probe(file);
       expect(facts.streams[0].codec_name, name).to.equal('mjpeg');
-      expect(facts.streams[0].width, name).to.equal(640);
+      expect(facts.streams[0].width, name).to.equal(480); // the clip's own width, under the highlight's 640
     }
     // the person found is boxed on one and not on the other
     expect(withBoxes.equals(withoutBoxes)).to.equal(false);

@@ -16,7 +16,7 @@ const manifest = manifestSchema.parse({
   thresholds: { person: 0.55, vehicule: 0.55, animal: 0.5 },
   risk: { confirm_score: 0.4 },
 });
-const pattern: MotionPattern = { moving: true, spread: 0.1, fragmentation: 0, oscillation: 0, travel: 0.3 };
+const pattern: MotionPattern = { moving: true, spread: 0.1, fragmentation: 0, oscillation: 0, travel: 0.3, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
 const cells = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
 
 /** A sample whose moving cells are those under `moving` (or none). */

@@ -117,7 +117,7 @@ describe('small creatures in the decision', () => {
     thresholds: { person: 0.55, vehicule: 0.55, animal: 0.5 },
     risk: { confirm_score: 0.4 },
   });
-  const still: MotionPattern = { moving: false, spread: 0, fragmentation: 0, oscillation: 0, travel: 0 };
+  const still: MotionPattern = { moving: false, spread: 0, fragmentation: 0, oscillation: 0, travel: 0, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
   const spider: Box = { x: 0.35, y: 0.42, w: 0.08, h: 0.23 };
   const movers: SmallMovers = {
     score: 0.9,

@@ -46,28 +46,6 @@ export async function sequenceClip(images: string[], out: string, each = 1, fps 
   return out;
 }
 
-/**
- * Rain: bright drops (a few pixels each, in random places every frame) over a
- * darkened gray scene; optionally a second image walks across the scene.
- */
-export async function rainClip(scene: string, out: string, options: { walker?: string; seconds?: number } = {}): Promise<string> {
-  const seconds = options.seconds ?? 4;
-  const drops = `color=0x808080:s=96x54:r=10,noise=alls=100:allf=t,format=gray,lutyuv=y='if(gt(val,215),255,0)',scale=640:360:flags=neighbor`;
-  const inputs = ['-loop', '1', '-framerate', '10', '-i', media(scene)];
-  let sceneGraph = '[0:v]scale=640:360';
-  if (options.walker) {
-    inputs.push('-loop', '1', '-framerate', '10', '-i', media(options.walker));
-    sceneGraph = `[0:v]scale=640:360[bg];[1:v]scale=-2:260[w];[bg][w]overlay=x='20+90*t':y=90`;
-  }
-  const dropsInput = options.walker ? 2 : 1;
-  await ffmpeg([
-    ...inputs, '-f', 'lavfi', '-i', drops, '-t', String(seconds),
-    '-filter_complex', `${sceneGraph},format=gray,lutyuv=y=val*0.6[scene];[scene][${dropsInput}:v]blend=all_mode=lighten,format=yuv420p`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', out,
-  ]);
-  return out;
-}
-
 /** Wind: the camera's view of an image sways back and forth in place (2 sways a second). */
 export async function swayClip(image: string, out: string, seconds = 4): Promise<string> {
   await ffmpeg([

@@ -1,0 +1,619 @@
+// Rain and snow seen in the pixels that show them. At the motion pass's 96 px a raindrop is
+// below a pixel; here a few runs of consecutive samples are looked at 320 px wide, where drops
+// are streaks a pixel or two wide and flakes are small blobs. The physics followed:
+// - a raindrop crosses the view within one exposure: it is a thin streak along its fall, brighter
+//   (or, against a bright sky, darker) than both the sample before and the sample after, and the
+//   next drops land elsewhere, so a streak does not come back in the same place;
+// - a snowflake falls slowly: a small bright blob that was a little higher in the sample before;
+// - both are spread over the whole view, unlike a walker, a car or a branch.
+// The camera's own movement is taken out first (a global shift: the median of matched blocks),
+// and every gray-level threshold rests on the clip's own noise.
+
+/** width the samples are analysed at: drops are a pixel or two wide here (at 96 px they vanish) */
+export const PRECIPITATION_WIDTH = 320;
+/** the grid over which spread is counted (the motion pass's) */
+const GRID_X = 12;
+const GRID_Y = 9;
+/**
+ * Runs of samples analysed per clip, evenly spaced: each run is five consecutive distinct samples
+ * giving two transient maps two samples apart. Weather is everywhere all the time, so a few runs
+ * give the median its footing, and the cost stays bounded on long clips.
+ */
+const RUNS = 4;
+const RUN = 5;
+/**
+ * Precipitation is seen over at least a sixth of the view (the share of the 12x9 grid's cells
+ * holding a streak or a falling flake). Rain falls everywhere but shows only where the background
+ * is darker (or brighter) than the drops: against a pale wall or a white sky it vanishes, yet the
+ * ground or the sky of a view is more than a sixth of it. The thin edges of one walker, car or
+ * branch hold a few cells (under 5 % of the grid).
+ */
+export const PRECIPITATION_SPREAD = 1 / 6;
+/** when most transients come back in the same place two samples later, they are a flicker at fixed places, not drops */
+const FLICKER = 0.5;
+/** a sample whose mean difference from the last one is under this many gray levels repeats it (a low-rate camera, a re-encode) */
+const DUPLICATE = 0.05;
+/**
+ * The smallest change kept, in gray levels: an encoder at the quality cameras record quantises
+ * away changes of a few levels, so below about 2.5 % of the range a change is as likely to be the
+ * compression's as the scene's. Above it, the clip's own noise sets the threshold.
+ */
+const FLOOR = 6;
+/** a transient stands this many times the noise of a temporal difference above it (about 1 in 1000 for Gaussian noise) */
+const NOISE_FACTOR = 3;
+/**
+ * Streak shape at 320 px. A drop (at most 6 mm) is a pixel wide on any view wider than 2 m; the
+ * optics and the scaling blur it by a pixel each side: at most 3 px wide.
+ */
+const STREAK_WIDTH = 3;
+/** ...it falls several pixels during the exposure: at least 3 px long, twice as long as it is wide... */
+const STREAK_LENGTH = 3;
+const STREAK_ELONGATION = 2;
+/**
+ * ...and at most a seventh of the width: a drop falls at most 9 m/s, some 30 cm in a 1/30 s
+ * exposure, and the nearest drops in focus are where the view is at least 2 m wide. Longer thin
+ * things are edges of objects.
+ */
+const STREAK_MAX_LENGTH = 1 / 7;
+/** wind slants rain, but it still falls: within 45 degrees of the vertical */
+const STREAK_MAX_TILT = Math.PI / 4;
+/**
+ * A flake: a bright blob at most 8 px across at 320 px (flakes are 1 to 6 px on a camera's view,
+ * more when they pass close to the lens), found in the sample before...
+ */
+const FLAKE_AREA = 64;
+/** ...and of two pixels or more: a lone pixel is as likely the sensor's or the encoder's noise */
+const FLAKE_MIN_AREA = 2;
+/** ...at most an eighth of the frame height away (as the camera's shift: a tenth of a second moves nothing further)... */
+const FLAKE_REACH = 1 / 8;
+/** ...and at least 2 px lower (beyond the pixel of misalignment every comparison allows): it fell. */
+const FLAKE_FALL = 2;
+/** flake candidates matched per map, at most (the matching is the costly part) */
+const FLAKES_MATCHED = 24;
+/** pixels at the border left out: the shift leaves them without a neighbour, and logos sit there */
+const BORDER = 6;
+
+export interface GrayFrame {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  /** filled on first use: the frame shrunk for the shift's coarse search */
+  coarse?: GrayFrame;
+}
+
+export interface Shift {
+  dx: number;
+  dy: number;
+}
+
+/** What the samples show of rain and snow, and of the camera's own motion. */
+export interface PrecipitationEvidence {
+  /** transient maps analysed (0: the clip was too short or never changed) */
+  maps: number;
+  /**
+   * The camera's own motion: the median global shift between consecutive distinct samples, in
+   * px per sample at PRECIPITATION_WIDTH (a still camera is under 1; a slow pan a few px).
+   */
+  pan: number;
+  /**
+   * Of the pixels transient in a sample (differing from both neighbours), the share transient
+   * again at the same place two samples later (median over the runs). Raindrops and flakes land
+   * elsewhere each time (near 0); leaves and compression blocks flicker in place (0.5 and more).
+   */
+  repeat: number;
+  /** median share of the grid's cells holding at least one streak (a thin short-lived streak along a fall) */
+  streakSpread: number;
+  /** median share of the frame's area in streaks */
+  streakArea: number;
+  /** median share of the grid's cells holding a falling flake (cells with a flake candidate x the share of those matched found falling) */
+  flakeSpread: number;
+  /** the noise of a temporal difference, in gray levels (median of the maps' robust estimates of its sigma) */
+  noise: number;
+}
+
+const median = (values: number[]): number => {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** A frame shrunk by `factor` in each direction (the mean of each factor x factor block). */
+export function shrink(frame: GrayFrame, factor: number): GrayFrame {
+  const width = Math.floor(frame.width / factor);
+  const height = Math.floor(frame.height / factor);
+  const data = new Uint8Array(width * height);
+  const sums = new Uint32Array(width);
+  for (let y = 0; y < height; y++) {
+    sums.fill(0);
+    for (let ky = 0; ky < factor; ky++) {
+      const row = (y * factor + ky) * frame.width;
+      for (let x = 0; x < width; x++) for (let kx = 0; kx < factor; kx++) sums[x] += frame.data[row + x * factor + kx]!;
+    }
+    for (let x = 0; x < width; x++) data[y * width + x] = Math.round(sums[x]! / (factor * factor));
+  }
+  return { data, width, height };
+}
+
+/** Mean absolute difference of a block of `a` at (x, y) and `b` at (x + dx, y + dy), every `step`th pixel. */
+function blockDifference(a: GrayFrame, b: GrayFrame, x: number, y: number, size: number, dx: number, dy: number, step: number): number {
+  let sum = 0;
+  let count = 0;
+  for (let ky = 0; ky < size; ky += step) {
+    const ra = (y + ky) * a.width + x;
+    const rb = (y + ky + dy) * b.width + x + dx;
+    for (let kx = 0; kx < size; kx += step) {
+      sum += Math.abs(a.data[ra + kx]! - b.data[rb + kx]!);
+      count++;
+    }
+  }
+  return sum / count;
+}
+
+/**
+ * The offset of a block of `a` in `b` with the least difference, within `reach` of (cx, cy) and
+ * inside `b`, and the costs of its four neighbours (for a fraction of a pixel).
+ */
+function bestOffset(a: GrayFrame, b: GrayFrame, x: number, y: number, size: number, cx: number, cy: number, reach: number, step: number) {
+  const span = 2 * reach + 1;
+  const costs = new Float64Array(span * span).fill(Infinity);
+  let best = Infinity;
+  let bx = cx;
+  let by = cy;
+  for (let dy = Math.max(cy - reach, -y); dy <= Math.min(cy + reach, b.height - size - y); dy++) {
+    for (let dx = Math.max(cx - reach, -x); dx <= Math.min(cx + reach, b.width - size - x); dx++) {
+      const cost = blockDifference(a, b, x, y, size, dx, dy, step);
+      costs[(dy - cy + reach) * span + dx - cx + reach] = cost;
+      if (cost < best || (cost === best && Math.abs(dx) + Math.abs(dy) < Math.abs(bx) + Math.abs(by))) {
+        best = cost;
+        bx = dx;
+        by = dy;
+      }
+    }
+  }
+  const at = (dx: number, dy: number) => {
+    const i = dx - cx + reach;
+    const j = dy - cy + reach;
+    return i < 0 || j < 0 || i >= span || j >= span || costs[j * span + i] === Infinity ? undefined : costs[j * span + i]!;
+  };
+  return { dx: bx, dy: by, centre: best, left: at(bx - 1, by), right: at(bx + 1, by), up: at(bx, by - 1), down: at(bx, by + 1) };
+}
+
+/** The vertex of the parabola through three costs around the middle one (a fraction of a pixel), 0 when flat. */
+function subPixel(left: number | undefined, centre: number, right: number | undefined): number {
+  if (left === undefined || right === undefined) return 0;
+  const curvature = left - 2 * centre + right;
+  return curvature > 0 ? Math.max(-0.5, Math.min(0.5, (left - right) / (2 * curvature))) : 0;
+}
+
+/** the coarse search for the camera's shift runs on frames shrunk by this factor */
+const SHIFT_COARSE = 4;
+/** blocks matched for the camera's shift: a 3x2 grid (a walker or a conveyor moves one or two of them), each a sixth of the frame's height */
+const SHIFT_BLOCKS_X = 3;
+const SHIFT_BLOCKS_Y = 2;
+/** the fine match reads every 4th pixel of every 4th row of its block: some fifty pixels of texture decide it */
+const SHIFT_FINE_STEP = 4;
+/** a block flatter than this (mean absolute gradient, gray levels) has nothing to match (a plain wall, the sky) */
+const SHIFT_TEXTURE = 2;
+
+/**
+ * The camera's shift from frame a to frame b (b(x, y) ~ a(x - dx, y - dy)): blocks on a grid are
+ * matched (coarse on frames shrunk 4 times, then to the pixel and a fraction), and the median of
+ * their shifts is the camera's: a walker, a conveyor or drops move some blocks, the view moves
+ * them all. Shifts beyond an eighth of the frame are not looked for (a sample is a tenth of a
+ * second), and flat blocks, which match anywhere, do not vote.
+ */
+export function globalShift(a: GrayFrame, b: GrayFrame): Shift {
+  const ca = (a.coarse ??= shrink(a, SHIFT_COARSE));
+  const cb = (b.coarse ??= shrink(b, SHIFT_COARSE));
+  const size = Math.max(4, Math.floor(ca.height / 6));
+  const reach = Math.max(1, Math.ceil(ca.width / 32)); // an eighth of the frame, at a quarter of its size
+  const votes: Shift[] = [];
+  for (let by = 0; by < SHIFT_BLOCKS_Y; by++) {
+    for (let bx = 0; bx < SHIFT_BLOCKS_X; bx++) {
+      const x = Math.round(((bx + 0.5) * ca.width) / SHIFT_BLOCKS_X - size / 2);
+      const y = Math.round(((by + 0.5) * ca.height) / SHIFT_BLOCKS_Y - size / 2);
+      let texture = 0;
+      for (let ky = 0; ky < size; ky++) {
+        for (let kx = 0; kx < size - 1; kx++) texture += Math.abs(ca.data[(y + ky) * ca.width + x + kx + 1]! - ca.data[(y + ky) * ca.width + x + kx]!);
+      }
+      if (texture / (size * (size - 1)) < SHIFT_TEXTURE) continue;
+      const coarse = bestOffset(ca, cb, x, y, size, 0, 0, reach, 1);
+      // to the pixel on the full frames: the block's full-size counterpart, searched a coarse pixel around
+      const fx = x * SHIFT_COARSE;
+      const fy = y * SHIFT_COARSE;
+      const fsize = size * SHIFT_COARSE;
+      // a coarse pixel's centre is within half of it of the shift
+      const fine = bestOffset(a, b, fx, fy, fsize, coarse.dx * SHIFT_COARSE, coarse.dy * SHIFT_COARSE, SHIFT_COARSE / 2, SHIFT_FINE_STEP);
+      votes.push({ dx: fine.dx + subPixel(fine.left, fine.centre, fine.right), dy: fine.dy + subPixel(fine.up, fine.centre, fine.down) });
+    }
+  }
+  if (votes.length === 0) return { dx: 0, dy: 0 }; // nothing to match: a flat view shows no motion of its own either
+  return { dx: median(votes.map((v) => v.dx)), dy: median(votes.map((v) => v.dy)) };
+}
+
+/** Mean absolute difference of two frames, on every fourth pixel (enough to tell a repeated frame). */
+export function meanDifference(a: Uint8Array, b: Uint8Array): number {
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < a.length; i += 4) {
+    sum += Math.abs(a[i]! - b[i]!);
+    count++;
+  }
+  return count ? sum / count : 0;
+}
+
+export interface TransientMap {
+  width: number;
+  height: number;
+  /** per pixel, how far it stands out from both neighbours in time, in gray levels, where that is above the threshold (else 0) */
+  level: Uint8Array;
+  /** the pixels above the threshold (indexes, row by row): the few that the later steps look at */
+  transients: number[];
+  /** 1 where the sample is brighter than both neighbours, 0 where darker */
+  bright: Uint8Array;
+  /** the noise of a temporal difference here (sigma, from the lower quartile of the absolute differences from the previous sample) */
+  noise: number;
+  /** levels above this are transient: the noise's NOISE_FACTOR times, at least FLOOR */
+  threshold: number;
+  /** the valid area: x0 <= x < x1, y0 <= y < y1 */
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/**
+ * How far each pixel of `cur` stands out from both its neighbours in time, each laid onto it by
+ * the camera's shift and allowed a pixel of misalignment (its 3x3 extremes): brighter than the
+ * brightest of both, or darker than the darkest. The edges of a pan or of a moving object are
+ * where one neighbour already was, so they mostly cancel; a drop is in neither.
+ */
+export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, fromPrev: Shift, toNext: Shift): TransientMap {
+  const { width, height, data } = cur;
+  const pd = prev.data;
+  const nd = next.data;
+  // prev(x - dx) lands on cur(x); cur(x) lands on next(x + dx)
+  const pdx = -Math.round(fromPrev.dx);
+  const pdy = -Math.round(fromPrev.dy);
+  const ndx = Math.round(toNext.dx);
+  const ndy = Math.round(toNext.dy);
+  const x0 = Math.max(0, BORDER + Math.max(0, -pdx, -ndx));
+  const x1 = Math.max(x0, width - BORDER - Math.max(0, pdx, ndx));
+  const y0 = Math.max(0, BORDER + Math.max(0, -pdy, -ndy));
+  const y1 = Math.max(y0, height - BORDER - Math.max(0, pdy, ndy));
+  // The noise: the lower quartile of the absolute differences from the aligned previous sample
+  // (every other pixel of every other row), over that of a Gaussian's (0.3186 sigma). It holds
+  // while drops change up to three quarters of the view, where a median would take a downpour
+  // for the camera's noise.
+  const histogram = new Uint32Array(256);
+  let counted = 0;
+  for (let y = y0; y < y1; y += 2) {
+    const row = y * width;
+    const prow = (y + pdy) * width + pdx;
+    for (let x = x0; x < x1; x += 2) {
+      histogram[Math.abs(data[row + x]! - pd[prow + x]!)]++;
+      counted++;
+    }
+  }
+  let quartile = 0;
+  for (let seen = 0; quartile < 255 && seen + histogram[quartile]! <= counted / 4; quartile++) seen += histogram[quartile]!;
+  const noise = quartile / 0.3186;
+  const threshold = Math.max(FLOOR, NOISE_FACTOR * noise);
+  const level = new Uint8Array(data.length);
+  const bright = new Uint8Array(data.length);
+  const transients: number[] = [];
+  for (let y = y0; y < y1; y++) {
+    const row = y * width;
+    const prow = (y + pdy) * width + pdx;
+    const nrow = (y + ndy) * width + ndx;
+    for (let x = x0; x < x1; x++) {
+      const v = data[row + x]!;
+      const a = pd[prow + x]!;
+      const b = nd[nrow + x]!;
+      // The 3x3 extremes include the pixel itself: only a pixel beyond the threshold from both
+      // aligned neighbours, on the same side, can stand out from their whole neighbourhoods.
+      const up = v - a > threshold && v - b > threshold;
+      if (!up && !(a - v > threshold && b - v > threshold)) continue;
+      let hi = 0;
+      let lo = 255;
+      for (let k = -1; k <= 1; k++) {
+        const pr = prow + x + k * width;
+        const nr = nrow + x + k * width;
+        for (let j = -1; j <= 1; j++) {
+          const c = pd[pr + j]!;
+          const e = nd[nr + j]!;
+          if (c > hi) hi = c;
+          if (e > hi) hi = e;
+          if (c < lo) lo = c;
+          if (e < lo) lo = e;
+        }
+      }
+      const stands = up ? v - hi : lo - v;
+      if (stands > threshold) {
+        level[row + x] = stands;
+        bright[row + x] = up ? 1 : 0;
+        transients.push(row + x);
+      }
+    }
+  }
+  return { width, height, level, bright, transients, noise, threshold, x0, x1, y0, y1 };
+}
+
+export interface Particle {
+  /** pixels */
+  area: number;
+  /** centre */
+  x: number;
+  y: number;
+  /** along its main axis and across it, in px */
+  length: number;
+  width: number;
+  /** angle of the main axis from the vertical, radians (0 to pi/2) */
+  tilt: number;
+  bright: boolean;
+  /** the highest level in it */
+  peak: number;
+}
+
+/** The 8-connected groups of transient pixels, each described by its moments. */
+export function particles(map: TransientMap): Particle[] {
+  const { width, level, bright, x0, x1, y0, y1 } = map;
+  const seen = new Uint8Array(level.length);
+  const found: Particle[] = [];
+  const stack: number[] = [];
+  for (const start of map.transients) {
+    if (seen[start]) continue;
+    seen[start] = 1;
+    stack.push(start);
+    let n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, brights = 0, peak = 0;
+    while (stack.length) {
+      const i = stack.pop()!;
+      const px = i % width;
+      const py = (i - px) / width;
+      n++;
+      sx += px;
+      sy += py;
+      sxx += px * px;
+      syy += py * py;
+      sxy += px * py;
+      brights += bright[i]!;
+      peak = Math.max(peak, level[i]!);
+      for (let dy = -1; dy <= 1; dy++) {
+        const ny = py + dy;
+        if (ny < y0 || ny >= y1) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = px + dx;
+          if (nx < x0 || nx >= x1) continue;
+          const j = ny * width + nx;
+          if (!seen[j] && level[j]! > 0) {
+            seen[j] = 1;
+            stack.push(j);
+          }
+        }
+      }
+    }
+    const mx = sx / n;
+    const my = sy / n;
+    const vxx = sxx / n - mx * mx;
+    const vyy = syy / n - my * my;
+    const vxy = sxy / n - mx * my;
+    const root = Math.sqrt(((vxx - vyy) / 2) ** 2 + vxy * vxy);
+    const major = (vxx + vyy) / 2 + root;
+    // a run of L pixels has variance (L^2 - 1) / 12 along it
+    const length = Math.sqrt(12 * major + 1);
+    const angle = Math.abs(0.5 * Math.atan2(2 * vxy, vyy - vxx)); // from the vertical
+    found.push({ area: n, x: mx, y: my, length, width: n / length, tilt: Math.min(angle, Math.PI - angle), bright: brights * 2 > n, peak });
+  }
+  return found;
+}
+
+/** A raindrop's streak: thin, a few pixels long or more, falling within 45 degrees of the vertical, not an object's edge. */
+export function isStreak(p: Particle, frameWidth: number): boolean {
+  return p.width <= STREAK_WIDTH && p.length >= STREAK_LENGTH && p.length >= STREAK_ELONGATION * p.width &&
+    p.length <= frameWidth * STREAK_MAX_LENGTH && p.tilt <= STREAK_MAX_TILT;
+}
+
+/** A flake candidate: a small bright blob, not a streak. */
+export function isFlakeCandidate(p: Particle, frameWidth: number): boolean {
+  return p.bright && p.area >= FLAKE_MIN_AREA && p.area <= FLAKE_AREA && !isStreak(p, frameWidth);
+}
+
+/** Share of the grid's cells holding at least one of the points. */
+export function cellSpread(points: Array<{ x: number; y: number }>, width: number, height: number): number {
+  const cells = new Uint8Array(GRID_X * GRID_Y);
+  for (const { x, y } of points) {
+    const cx = Math.min(GRID_X - 1, Math.floor((x * GRID_X) / width));
+    const cy = Math.min(GRID_Y - 1, Math.floor((y * GRID_Y) / height));
+    cells[cy * GRID_X + cx] = 1;
+  }
+  return cells.reduce((a, b) => a + b, 0) / cells.length;
+}
+
+/**
+ * Of the pixels transient in `a`, the share transient again (within a pixel) in `b`, a map of two
+ * samples later: drops land elsewhere each time, flicker comes back in place.
+ */
+export function recurrence(a: TransientMap, b: TransientMap): number {
+  const { width } = a;
+  let transient = 0;
+  let again = 0;
+  const x0 = Math.max(a.x0, b.x0 + 1);
+  const x1 = Math.min(a.x1, b.x1 - 1);
+  const y0 = Math.max(a.y0, b.y0 + 1);
+  const y1 = Math.min(a.y1, b.y1 - 1);
+  for (const i of a.transients) {
+    const x = i % width;
+    const y = (i - x) / width;
+    if (x < x0 || x >= x1 || y < y0 || y >= y1) continue;
+    transient++;
+    search: for (let dy = -1; dy <= 1; dy++) {
+      for (let dx = -1; dx <= 1; dx++) {
+        if (b.level[i + dy * width + dx]! > 0) {
+          again++;
+          break search;
+        }
+      }
+    }
+  }
+  return transient ? again / transient : 0;
+}
+
+/**
+ * Whether the flake at (x, y) of `cur` fell there since `prev` (laid onto cur by the camera's
+ * shift): the best 5x5 match of its patch in `prev`, looked for up to FLAKE_REACH of the frame
+ * height above it and as far to either side, is at least FLAKE_FALL px higher, within 45 degrees
+ * of the vertical, and is the flake itself: it differs from the patch by less than half of what
+ * the patch differs from `prev` at its own place, where the flake is not (on a plain background
+ * any flat patch would otherwise do).
+ */
+export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake: Pick<Particle, 'x' | 'y'>): boolean {
+  const { width, height } = cur;
+  const reach = Math.max(FLAKE_FALL, Math.round(height * FLAKE_REACH));
+  const cx = Math.round(flake.x);
+  const cy = Math.round(flake.y);
+  const sx = -Math.round(fromPrev.dx);
+  const sy = -Math.round(fromPrev.dy);
+  if (cx < 2 || cy < 2 || cx >= width - 2 || cy >= height - 2) return false;
+  const difference = (ox: number, oy: number, bound: number) => {
+    const px = cx + ox + sx;
+    const py = cy + oy + sy;
+    if (px < 2 || py < 2 || px >= width - 2 || py >= height - 2) return Infinity;
+    let sad = 0;
+    for (let ky = -2; ky <= 2 && sad < bound; ky++) {
+      const crow = (cy + ky) * width + cx;
+      const prow = (py + ky) * width + px;
+      for (let kx = -2; kx <= 2; kx++) sad += Math.abs(cur.data[crow + kx]! - prev.data[prow + kx]!);
+    }
+    return sad;
+  };
+  const here = difference(0, 0, Infinity);
+  let best = here / 2; // a match must beat half of this to count at all
+  let bestX = 0;
+  let bestY = 0;
+  for (let oy = -reach; oy <= 1; oy++) {
+    for (let ox = -reach; ox <= reach; ox++) {
+      const sad = difference(ox, oy, best);
+      if (sad < best) {
+        best = sad;
+        bestX = ox;
+        bestY = oy;
+      }
+    }
+  }
+  return -bestY >= FLAKE_FALL && Math.abs(bestX) <= -bestY;
+}
+
+/** What one transient map shows. */
+export interface MapEvidence {
+  streakSpread: number;
+  streakArea: number;
+  flakeSpread: number;
+  noise: number;
+}
+
+/** Streaks and falling flakes in one transient map (`prev` is the sample before, for the flakes). */
+export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, fromPrev: Shift): MapEvidence {
+  const found = particles(map);
+  const streaks = found.filter((p) => isStreak(p, map.width));
+  const candidates = found.filter((p) => isFlakeCandidate(p, map.width));
+  const candidateSpread = cellSpread(candidates, map.width, map.height);
+  // The flake share can only lower the candidates' spread: below the spread that counts, the
+  // matching (the costly part) is skipped; above it, an even choice of candidates is matched.
+  let flakeSpread = 0;
+  if (candidateSpread >= PRECIPITATION_SPREAD) {
+    const step = Math.max(1, candidates.length / FLAKES_MATCHED);
+    let matched = 0;
+    let fell = 0;
+    for (let k = 0; k < candidates.length; k += step, matched++) if (fellFrom(prev, cur, fromPrev, candidates[Math.floor(k)]!)) fell++;
+    flakeSpread = candidateSpread * (fell / matched);
+  }
+  const validArea = Math.max(1, (map.x1 - map.x0) * (map.y1 - map.y0));
+  return {
+    streakSpread: cellSpread(streaks, map.width, map.height),
+    streakArea: streaks.reduce((a, p) => a + p.area, 0) / validArea,
+    flakeSpread,
+    noise: map.noise,
+  };
+}
+
+/** Which samples the analysis needs: runs of `length` consecutive samples, one every `every`. */
+export interface PrecipitationSchedule {
+  every: number;
+  length: number;
+}
+
+/**
+ * RUNS runs evenly spaced over the clip's `expected` samples. A run is five samples, more when the
+ * source has fewer frames than samples (its repeated frames are dropped, five distinct ones are
+ * wanted).
+ */
+export function precipitationSchedule(expected: number, samplesPerSecond: number, sourceFps?: number): PrecipitationSchedule {
+  const length = RUN * Math.max(1, Math.ceil(samplesPerSecond / (sourceFps || samplesPerSecond)));
+  // at most every other run's worth of samples: a short clip needs no more to be judged
+  return { every: Math.max(2 * length, Math.floor(expected / RUNS)), length };
+}
+
+/** The schedule as an ffmpeg select expression on the sample number n (commas escaped for a filter graph). */
+export function scheduleSelect(schedule: PrecipitationSchedule): string {
+  return `lt(mod(n\\,${schedule.every})\\,${schedule.length})`;
+}
+
+/**
+ * Takes the scheduled samples at PRECIPITATION_WIDTH in order (each its own buffer) and
+ * analyses each run once it is complete: its first five distinct samples give two transient maps
+ * two samples apart (at the second and the fourth) and their recurrence.
+ */
+export class PrecipitationTracker {
+  private run: GrayFrame[] = [];
+  private taken = 0;
+  private readonly shifts: number[] = [];
+  private readonly maps: MapEvidence[] = [];
+  private readonly repeats: number[] = [];
+
+  constructor(private readonly schedule: PrecipitationSchedule) {}
+
+  push(frame: GrayFrame): void {
+    const last = this.run[this.run.length - 1];
+    if (this.run.length < RUN && !(last && meanDifference(last.data, frame.data) < DUPLICATE)) this.run.push(frame);
+    if (++this.taken % this.schedule.length !== 0) return;
+    if (this.run.length === RUN) this.analyse(this.run);
+    this.run = [];
+  }
+
+  private analyse(w: GrayFrame[]): void {
+    const shifts = [{ dx: 0, dy: 0 }];
+    for (let k = 1; k < w.length; k++) {
+      shifts.push(globalShift(w[k - 1]!, w[k]!));
+      this.shifts.push(Math.hypot(shifts[k]!.dx, shifts[k]!.dy));
+    }
+    const first = transientMap(w[0]!, w[1]!, w[2]!, shifts[1]!, shifts[2]!);
+    const second = transientMap(w[2]!, w[3]!, w[4]!, shifts[3]!, shifts[4]!);
+    this.maps.push(mapEvidence(first, w[0]!, w[1]!, shifts[1]!), mapEvidence(second, w[2]!, w[3]!, shifts[3]!));
+    this.repeats.push(recurrence(first, second));
+  }
+
+  evidence(): PrecipitationEvidence {
+    return {
+      maps: this.maps.length,
+      pan: median(this.shifts),
+      repeat: median(this.repeats),
+      streakSpread: median(this.maps.map((m) => m.streakSpread)),
+      streakArea: median(this.maps.map((m) => m.streakArea)),
+      flakeSpread: median(this.maps.map((m) => m.flakeSpread)),
+      noise: median(this.maps.map((m) => m.noise)),
+    };
+  }
+}
+
+/**
+ * Rain or snow, from the evidence: thin short-lived streaks, or falling flakes, over at least
+ * PRECIPITATION_SPREAD of the view in the typical sample, that do not come back in place (most
+ * transients recurring is a flicker at fixed places: leaves, compression blocks). The score is
+ * 0.5 at that spread and grows with it to 1 over the whole view; 0 when neither is seen.
+ */
+export function precipitationScore(e: Pick<PrecipitationEvidence, 'streakSpread' | 'flakeSpread' | 'repeat'>): number {
+  const spread = Math.max(e.streakSpread, e.flakeSpread);
+  if (spread < PRECIPITATION_SPREAD || e.repeat >= FLICKER) return 0;
+  return 0.5 + (0.5 * (spread - PRECIPITATION_SPREAD)) / (1 - PRECIPITATION_SPREAD);
+}

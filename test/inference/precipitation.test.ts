@@ -1,0 +1,173 @@
+// The precipitation analysis on frames drawn here pixel by pixel: the camera's shift, the
+// transient map against both neighbours, streaks and flakes, recurrence, and the score.
+import { expect } from 'chai';
+import {
+  PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
+  precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, type GrayFrame,
+} from '../../runtime/pipeline/precipitation.js';
+
+const W = 320;
+const H = 180;
+
+/** mulberry32, so every run draws the same frames */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A textured scene (smooth blobs of light and shade), larger than the frame so it can be panned. */
+function scene(seed: number, contrast = 1): (x: number, y: number) => number {
+  const rnd = random(seed);
+  const waves = Array.from({ length: 12 }, () => ({ fx: rnd() * 0.2, fy: rnd() * 0.2, phase: rnd() * 6, amp: contrast * (8 + rnd() * 12) }));
+  return (x, y) => Math.max(0, Math.min(255, Math.round(100 + waves.reduce((sum, w) => sum + w.amp * Math.sin(w.fx * x + w.fy * y + w.phase), 0))));
+}
+
+/** The scene seen with the camera moved by (dx, dy). */
+function frame(view: (x: number, y: number) => number, dx = 0, dy = 0): GrayFrame {
+  const data = new Uint8Array(W * H);
+  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) data[y * W + x] = view(x + dx, y + dy);
+  return { data, width: W, height: H };
+}
+
+function draw(f: GrayFrame, x0: number, y0: number, w: number, h: number, level: number): GrayFrame {
+  for (let y = y0; y < y0 + h; y++) for (let x = x0; x < x0 + w; x++) f.data[y * W + x] = level;
+  return f;
+}
+
+const still = { dx: 0, dy: 0 };
+
+describe('precipitation analysis', () => {
+  const view = scene(7);
+
+  it('finds the camera\'s shift between two samples, whatever moves in front of it', () => {
+    const a = frame(view, 10, 10);
+    const b = draw(frame(view, 13, 8), 100, 60, 40, 80, 250); // the view moved by (-3, +2), a bright object came in
+    const shift = globalShift(a, b);
+    expect(shift.dx).to.be.closeTo(-3, 0.5);
+    expect(shift.dy).to.be.closeTo(2, 0.5);
+    const none = globalShift(a, frame(view, 10, 10));
+    expect(Math.hypot(none.dx, none.dy)).to.be.below(0.05);
+  });
+
+  it('a streak in one sample only is transient; the scene, even panning, is not', () => {
+    const prev = frame(view, 0, 0);
+    const cur = draw(frame(view, 2, 0), 150, 50, 1, 9, 200);
+    const next = frame(view, 4, 0);
+    const map = transientMap(prev, cur, next, globalShift(prev, cur), globalShift(cur, next));
+    expect(map.level[54 * W + 150]).to.be.above(60);
+    const found = particles(map);
+    expect(found).to.have.length(1);
+    expect(isStreak(found[0]!, W)).to.equal(true);
+    expect(found[0]!.bright).to.equal(true);
+    // the same pan without the drop: nothing stands out from both neighbours
+    const dry = transientMap(prev, frame(view, 2, 0), next, globalShift(prev, cur), globalShift(cur, next));
+    expect(particles(dry)).to.have.length(0);
+  });
+
+  it('a thing present in the sample before or after is not transient', () => {
+    const prev = draw(frame(view), 150, 50, 2, 9, 200);
+    const cur = draw(frame(view), 150, 50, 2, 9, 200);
+    const map = transientMap(prev, cur, frame(view), still, still);
+    expect(particles(map)).to.have.length(0);
+  });
+
+  it('tells streaks (thin, falling, short) from blobs and from long edges', () => {
+    const shape = (w: number, h: number) => {
+      const prev = frame(view);
+      const next = frame(view);
+      const cur = draw(frame(view), 100, 40, w, h, 230);
+      return particles(transientMap(prev, cur, next, still, still))[0]!;
+    };
+    expect(isStreak(shape(1, 6), W), 'a drop 1 px wide, 6 long').to.equal(true);
+    expect(isStreak(shape(2, 20), W), 'a near drop').to.equal(true);
+    expect(isStreak(shape(4, 4), W), 'a blob').to.equal(false);
+    expect(isFlakeCandidate(shape(4, 4), W), 'a blob is a flake candidate').to.equal(true);
+    expect(isStreak(shape(1, 120), W), 'a long thin edge').to.equal(false);
+    expect(isStreak(shape(12, 2), W), 'lying flat').to.equal(false);
+  });
+
+  it('a flake is found falling when it was a little higher in the sample before', () => {
+    const ground = scene(5, 0.2); // a road or a lawn: some texture, little contrast
+    const prev = draw(frame(ground), 100, 40, 3, 3, 240);
+    const fell = draw(frame(ground), 102, 48, 3, 3, 240);
+    expect(fellFrom(prev, fell, still, { x: 103, y: 49 })).to.equal(true);
+    const rose = draw(frame(ground), 100, 32, 3, 3, 240);
+    expect(fellFrom(prev, rose, still, { x: 101, y: 33 })).to.equal(false);
+    const appeared = draw(frame(ground), 200, 100, 3, 3, 240);
+    expect(fellFrom(frame(ground), appeared, still, { x: 201, y: 101 })).to.equal(false);
+    // on a plain wall any patch would match as well as the flake's own place: not found
+    const plain = (level: number) => ({ data: new Uint8Array(W * H).fill(level), width: W, height: H });
+    expect(fellFrom(plain(90), draw(plain(90), 100, 48, 3, 3, 240), still, { x: 101, y: 49 })).to.equal(false);
+  });
+
+  it('recurrence: flicker in place comes back, drops do not', () => {
+    const base = frame(view);
+    const withDrop = (x: number) => transientMap(base, draw(frame(view), x, 60, 1, 8, 220), base, still, still);
+    expect(recurrence(withDrop(100), withDrop(100))).to.equal(1);
+    expect(recurrence(withDrop(100), withDrop(200))).to.equal(0);
+  });
+
+  it('the threshold follows the clip\'s own noise', () => {
+    const rnd = random(3);
+    const noisy = () => {
+      const f = frame(view);
+      for (let i = 0; i < f.data.length; i++) f.data[i] = Math.max(0, Math.min(255, f.data[i]! + Math.round((rnd() - 0.5) * 40)));
+      return f;
+    };
+    const clean = transientMap(frame(view), frame(view), frame(view), still, still);
+    const grainy = transientMap(noisy(), noisy(), noisy(), still, still);
+    expect(clean.threshold).to.equal(6);
+    expect(grainy.noise).to.be.above(8);
+    expect(grainy.threshold).to.be.above(clean.threshold);
+  });
+
+  it('spread counts the cells of a 12x9 grid holding something', () => {
+    expect(cellSpread([], W, H)).to.equal(0);
+    expect(cellSpread([{ x: 1, y: 1 }, { x: 2, y: 2 }], W, H)).to.equal(1 / 108);
+    const everywhere = Array.from({ length: 108 }, (_, c) => ({ x: ((c % 12) + 0.5) * (W / 12), y: (Math.floor(c / 12) + 0.5) * (H / 9) }));
+    expect(cellSpread(everywhere, W, H)).to.equal(1);
+  });
+
+  it('the score is 0 under a sixth of the view or for flicker in place, 0.5 at a sixth, 1 over the whole view', () => {
+    expect(precipitationScore({ streakSpread: 0.15, flakeSpread: 0.1, repeat: 0 })).to.equal(0);
+    expect(precipitationScore({ streakSpread: PRECIPITATION_SPREAD, flakeSpread: 0, repeat: 0.1 })).to.equal(0.5);
+    expect(precipitationScore({ streakSpread: 0, flakeSpread: 1, repeat: 0.1 })).to.equal(1);
+    expect(precipitationScore({ streakSpread: 0.6, flakeSpread: 0, repeat: 0.1 })).to.be.within(0.5, 1);
+    expect(precipitationScore({ streakSpread: 0.9, flakeSpread: 0, repeat: 0.7 })).to.equal(0);
+  });
+
+  it('schedules a few runs of five samples, longer when the source repeats frames', () => {
+    expect(precipitationSchedule(300, 10, 25)).to.deep.equal({ every: 75, length: 5 });
+    expect(precipitationSchedule(30, 10, 15)).to.deep.equal({ every: 10, length: 5 });
+    expect(precipitationSchedule(30, 10, 4)).to.deep.equal({ every: 30, length: 15 });
+    expect(scheduleSelect({ every: 60, length: 5 })).to.equal('lt(mod(n\\,60)\\,5)');
+  });
+
+  it('over a run of samples: streaks in new places every sample are rain, a still scene is nothing', () => {
+    const schedule = { every: 5, length: 5 };
+    const rainy = new PrecipitationTracker(schedule);
+    const dry = new PrecipitationTracker(schedule);
+    const rnd = random(11);
+    for (let k = 0; k < 10; k++) {
+      const f = frame(view, k, 0); // a slow pan
+      dry.push(frame(view, k, 0));
+      for (let d = 0; d < 150; d++) draw(f, 10 + Math.floor(rnd() * (W - 20)), 10 + Math.floor(rnd() * (H - 30)), 1, 5 + Math.floor(rnd() * 8), 210);
+      rainy.push(f);
+    }
+    const wet = rainy.evidence();
+    expect(wet.maps).to.equal(4);
+    expect(wet.pan).to.be.closeTo(1, 0.3);
+    expect(wet.streakSpread).to.be.above(0.6);
+    expect(wet.repeat).to.be.below(0.5);
+    expect(precipitationScore(wet)).to.be.above(0.5);
+    const still = dry.evidence();
+    expect(still.streakSpread).to.equal(0);
+    expect(precipitationScore(still)).to.equal(0);
+  });
+});

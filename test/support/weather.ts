@@ -1,0 +1,219 @@
+// Rain and snow drawn over real footage at test time, looking like what a camera records:
+// rain as motion-blurred streaks in depth layers, each drop in one frame only; snow as soft
+// flakes that fall and drift over many frames. The weather is drawn in Node as RGBA frames
+// (seeded: the same clip every run), piped into ffmpeg and laid over the source clip at its
+// own size and frame rate, optionally panned and with a burned-in caption over it all.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { captionFont } from '../../runtime/highlight/font.js';
+import { ffmpegPath } from '../../runtime/core/tools.js';
+import { probeClip } from '../../runtime/pipeline/probe.js';
+
+export type Rain = { kind: 'rain'; density: 'drizzle' | 'rain' | 'downpour' };
+export type Snow = { kind: 'snow'; density: 'light' | 'heavy' };
+/** no weather: the source only panned or captioned, to check that neither is taken for rain */
+export type Dry = { kind: 'dry' };
+export type Weather = Rain | Snow | Dry;
+
+export interface WeatherClipOptions {
+  /** the source is cropped by a window that moves slowly sideways (a camera panning at about 20 px/s at 480 px wide) */
+  pan?: boolean;
+  /** the view shakes a few pixels back and forth (a camera on a pole in the wind), instead of panning */
+  shake?: boolean;
+  /** a burned-in caption (camera name and a clock that ticks each second), drawn over the weather */
+  caption?: boolean;
+  /** at most this many seconds of the source */
+  seconds?: number;
+  seed?: number;
+}
+
+/** mulberry32: a small seeded generator, so a clip is the same on every run */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One frame of weather: the opacity of each pixel of a light layer (water and ice scatter light). */
+class Layer {
+  readonly alpha: Float32Array;
+  constructor(readonly width: number, readonly height: number) {
+    this.alpha = new Float32Array(width * height);
+  }
+
+  /** Opacities combine as layers of mist do: what one lets through, the next dims again. */
+  private add(i: number, a: number): void {
+    this.alpha[i] = 1 - (1 - this.alpha[i]!) * (1 - a);
+  }
+
+  /** a uniform veil (the loss of contrast of a downpour) */
+  veil(a: number): void {
+    for (let i = 0; i < this.alpha.length; i++) this.add(i, a);
+  }
+
+  /**
+   * A segment from (x0, y0) to (x1, y1) with a soft cross-section (Gaussian of `sigma` px) and
+   * ends that fade over a fifth of its length: a drop or flake smeared along its path during the
+   * exposure.
+   */
+  segment(x0: number, y0: number, x1: number, y1: number, sigma: number, opacity: number): void {
+    const reach = Math.ceil(sigma * 2.5) + 1;
+    const dx = x1 - x0;
+    const dy = y1 - y0;
+    const length2 = dx * dx + dy * dy || 1e-6;
+    const length = Math.sqrt(length2);
+    const fade = Math.max(1, length / 5);
+    const xa = Math.max(0, Math.floor(Math.min(x0, x1) - reach));
+    const xb = Math.min(this.width - 1, Math.ceil(Math.max(x0, x1) + reach));
+    const ya = Math.max(0, Math.floor(Math.min(y0, y1) - reach));
+    const yb = Math.min(this.height - 1, Math.ceil(Math.max(y0, y1) + reach));
+    for (let y = ya; y <= yb; y++) {
+      for (let x = xa; x <= xb; x++) {
+        const u = Math.max(0, Math.min(1, ((x - x0) * dx + (y - y0) * dy) / length2));
+        const px = x0 + u * dx - x;
+        const py = y0 + u * dy - y;
+        const d2 = px * px + py * py;
+        if (d2 > reach * reach) continue;
+        const along = Math.min(u * length, (1 - u) * length);
+        const a = opacity * Math.exp(-d2 / (2 * sigma * sigma)) * Math.min(1, (along + 0.5) / fade);
+        if (a > 0.004) this.add(y * this.width + x, a);
+      }
+    }
+  }
+}
+
+/**
+ * Depth layers of rain, sizes at 480 px wide (scaled to the frame): far drops short, faint and
+ * many; near drops long, wide, blurred and few.
+ */
+const RAIN_LAYERS = [
+  { length: [5, 10], sigma: 0.45, opacity: [0.25, 0.45] },
+  { length: [12, 24], sigma: 0.7, opacity: [0.3, 0.5] },
+  { length: [35, 70], sigma: 1.6, opacity: [0.2, 0.35] },
+] as const;
+/**
+ * Drops per frame at 480x270 in each layer. Drizzle is small drops falling slowly: far, short
+ * and faint streaks only, a few in the middle distance, none near.
+ */
+const RAIN_DENSITY = { drizzle: [100, 8, 0], rain: [260, 80, 10], downpour: [700, 210, 28] } as const;
+/** how long streaks are against the layer's lengths: drizzle falls at 2 m/s, rain at 5 to 9 */
+const RAIN_SPEED = { drizzle: 0.6, rain: 1, downpour: 1 } as const;
+/** the light a downpour scatters all over the view */
+const RAIN_VEIL = { drizzle: 0, rain: 0.04, downpour: 0.14 } as const;
+const SNOW_FLAKES = { light: 120, heavy: 400 } as const;
+
+interface Flake { x: number; y: number; z: number; phase: number; period: number }
+
+/** Weather frames, one per source frame at its rate: `next()` gives the layer of the next frame. */
+function weatherFrames(weather: Weather, width: number, height: number, fps: number, seed: number): () => Layer {
+  const rnd = random(seed);
+  const scale = width / 480;
+  const area = (width * height) / (480 * 270);
+  const between = (r: readonly [number, number]) => r[0] + rnd() * (r[1] - r[0]);
+  if (weather.kind === 'dry') return () => new Layer(width, height);
+  if (weather.kind === 'rain') {
+    // wind slants the fall a little, the same way for every drop, with some turbulence
+    const slant = 0.18;
+    return () => {
+      const layer = new Layer(width, height);
+      layer.veil(RAIN_VEIL[weather.density]);
+      for (const [i, l] of RAIN_LAYERS.entries()) {
+        const n = Math.round(RAIN_DENSITY[weather.density][i]! * area);
+        for (let k = 0; k < n; k++) {
+          const length = between(l.length) * scale * RAIN_SPEED[weather.density];
+          const tilt = slant + (rnd() - 0.5) * 0.08;
+          const x = rnd() * (width + length * tilt) - length * tilt;
+          const y = rnd() * (height + length) - length;
+          layer.segment(x, y, x + length * tilt, y + length, l.sigma * scale, between(l.opacity));
+        }
+      }
+      return layer;
+    };
+  }
+  // Snow: each flake at a depth z (0 far, 1 near): nearer flakes are bigger (1 to 6 px at 480 px
+  // wide), brighter and fall faster (0.25 to 0.8 frame heights a second), all drift with the wind
+  // and sway sideways.
+  const flakes: Flake[] = [];
+  const spawnFlake = (top: boolean): Flake => ({
+    x: rnd() * width, y: top ? -6 * scale : rnd() * height, z: rnd(), phase: rnd() * Math.PI * 2, period: 1.5 + rnd() * 2,
+  });
+  for (let k = 0; k < Math.round(SNOW_FLAKES[weather.density] * area); k++) flakes.push(spawnFlake(false));
+  let frame = 0;
+  return () => {
+    const layer = new Layer(width, height);
+    const t = frame++ / fps;
+    for (let k = 0; k < flakes.length; k++) {
+      const f = flakes[k]!;
+      const fall = (0.25 + 0.55 * f.z) * height;
+      const vx = 0.04 * width + 0.06 * width * Math.cos((2 * Math.PI * t) / f.period + f.phase);
+      const size = (1 + 5 * f.z) * scale;
+      const blur = 1 / 120; // the exposure smears a flake a little along its path
+      layer.segment(f.x, f.y, f.x + vx * blur, f.y + fall * blur, Math.max(0.4, size / 2.6), 0.55 + 0.4 * f.z);
+      f.x += vx / fps;
+      f.y += fall / fps;
+      if (f.y > height + 6 * scale || f.x > width + 6 * scale) flakes[k] = spawnFlake(true);
+      if (flakes[k]!.x > width) flakes[k]!.x -= width;
+    }
+    return layer;
+  };
+}
+
+/** The layer as RGBA: a cold light gray, opaque where the weather is dense. */
+function rgba(layer: Layer): Buffer {
+  const out = Buffer.allocUnsafe(layer.alpha.length * 4);
+  for (let i = 0; i < layer.alpha.length; i++) {
+    out[i * 4] = 222;
+    out[i * 4 + 1] = 228;
+    out[i * 4 + 2] = 236;
+    out[i * 4 + 3] = Math.round(Math.min(1, layer.alpha[i]!) * 255);
+  }
+  return out;
+}
+
+/**
+ * `source` (a real clip, read in place) with the weather over it, written to `out` as H.264 at the
+ * source's size and frame rate.
+ */
+export async function weatherClip(source: string, out: string, weather: Weather, options: WeatherClipOptions = {}): Promise<string> {
+  const info = await probeClip(source);
+  const { width, height } = info;
+  const fps = info.fps || 25;
+  const seconds = Math.min(info.duration, options.seconds ?? Infinity);
+  const frames = Math.max(1, Math.round(seconds * fps));
+  const graph: string[] = [];
+  const larger = `scale=${Math.round((width * 1.2) / 2) * 2}:-2`;
+  if (options.pan) graph.push(`[0:v]${larger},crop=${width}:${height}:x='(iw-ow)*t/${seconds}':y='(ih-oh)/2',setsar=1[scene]`);
+  else if (options.shake) graph.push(`[0:v]${larger},crop=${width}:${height}:x='(iw-ow)/2+6*sin(2*PI*2.3*t)':y='(ih-oh)/2+4*sin(2*PI*3.1*t+1)',setsar=1[scene]`);
+  else graph.push('[0:v]setsar=1[scene]');
+  let last = '[scene][1:v]overlay=format=auto:eof_action=endall';
+  if (options.caption) {
+    const size = Math.round(height / 18);
+    last += `,drawtext=fontfile='${captionFont()}':fontsize=${size}:fontcolor=white:borderw=2:bordercolor=black:x=${size}:y=${size}` +
+      ":text='CAM 02  2026-11-24 10\\:42\\:%{eif\\:10+t\\:d\\:2}'"; // a clock ticking each second
+  }
+  graph.push(`${last},format=yuv420p[out]`);
+  const child = spawn(ffmpegPath, [
+    '-hide_banner', '-loglevel', 'error', '-y', '-t', String(seconds), '-i', source,
+    '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',
+    '-filter_complex', graph.join(';'), '-map', '[out]', '-frames:v', String(frames), '-r', String(fps),
+    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', out,
+  ], { stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
+  const exited = once(child, 'close');
+  child.stdin.on('error', () => undefined); // ffmpeg may stop reading once it has its frames
+  const next = weatherFrames(weather, width, height, fps, options.seed ?? 26);
+  for (let k = 0; k < frames; k++) {
+    if (!child.stdin.write(rgba(next()))) await Promise.race([once(child.stdin, 'drain'), exited]);
+    if (child.exitCode !== null) break;
+  }
+  child.stdin.end();
+  const [code] = await exited;
+  if (code !== 0) throw new Error(`ffmpeg could not draw the weather: ${stderr.trim()}`);
+  return out;
+}

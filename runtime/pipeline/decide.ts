@@ -5,6 +5,7 @@ import type { Box, CameraRules, Detection, KeyFrame, Risk, ServiceLabel } from '
 import type { Manifest } from '../models/manifest.js';
 import { area, centreDistance, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
+import { eitherOf, swayScores } from './foliage.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
 
 /** What the networks made of one chosen frame. */
@@ -75,11 +76,8 @@ export function rainScore(p: MotionPattern): number {
   return Math.min(1, p.spread * p.fragmentation * 1.25);
 }
 
-/** wind: motion that switches on and off in place (swaying leaves and branches) */
-export function windScore(p: MotionPattern, plant: number): number {
-  if (p.oscillation < 0.25 || p.travel > 0.2 || (plant < 0.3 && p.spread < 0.15)) return 0;
-  return Math.min(1, p.oscillation * 1.5);
-}
+/** What moves in place under these findings is explained by them: not foliage. */
+const SWAY_EXPLAINED: ServiceLabel[] = ['person', 'vehicule', 'animal'];
 
 /** A person box over this share of the frame is a close-up: one the detector also makes of animals' faces. */
 const CLOSE_UP = 0.5;
@@ -124,11 +122,19 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   };
   for (const frame of frames) for (const [label, score] of Object.entries(frame.scores)) raise(label as ServiceLabel, score);
   raise('rain', rainScore(pattern));
-  raise('wind', windScore(pattern, scores.plant ?? 0));
+  const { confirm_score: unsure } = manifest.risk;
+  // Foliage, wind and flags from what sways in place on a still camera (foliage.ts); not in
+  // rain, whose drops make every cell flicker, and not where a person, vehicle or animal was found.
+  if ((scores.rain ?? 0) < threshold('rain')) {
+    const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= unsure).map((d) => d.box));
+    const sway = swayScores(pattern.sway, MOTION_GRID, explained, scores.flag ?? 0, threshold('flag'));
+    if (sway.plant > 0) raise('plant', eitherOf(scores.plant ?? 0, sway.plant));
+    raise('wind', sway.wind);
+    raise('flag', sway.flag);
+  }
 
   // A person or vehicle seen in several frames, each time unsure (a dark or distant walker, a
   // car seen from above), counts as found: agreement across frames stands in for one sure frame.
-  const { confirm_score: unsure } = manifest.risk;
   const intruders = rules?.intrusionLabels ?? manifest.risk.intrusion_labels;
   const agreed = new Set(intruders.filter((label) => {
     const sightings = frames.map((f) => Math.max(0, ...f.detections.filter((d) => d.label === label).map((d) => d.score))).filter((s) => s > 0);

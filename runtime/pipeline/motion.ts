@@ -8,6 +8,7 @@
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
+import { describeSway, localMotion, type LocalMotion, type SwayPattern } from './foliage.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -44,6 +45,8 @@ export interface MotionSample {
   speckle: number;
   /** cells that differ from the clip's background in this sample and the samples either side */
   foreground: Uint8Array;
+  /** how each cell moved since the previous sample, and the camera (foliage.ts): not on the first sample */
+  local?: LocalMotion;
 }
 
 export interface MotionPattern {
@@ -57,6 +60,8 @@ export interface MotionPattern {
   oscillation: number;
   /** how far the centre of motion travelled, as a fraction of the frame diagonal */
   travel: number;
+  /** how each cell moved over the clip, for foliage and flags (foliage.ts); not for a clip too short to tell */
+  sway?: SwayPattern;
 }
 
 export interface MotionAnalysis {
@@ -200,6 +205,7 @@ function compare(prev: Buffer, cur: Buffer, grid: PixelGrid): Omit<MotionSample,
     region: largest ? groupBox(largest) : undefined,
     speckle: activeCount ? speckled / activeCount : 0,
     foreground: new Uint8Array(GRID_X * GRID_Y),
+    local: localMotion(prev, cur, grid, MOTION_GRID),
   };
 }
 
@@ -281,7 +287,8 @@ export function describePattern(samples: MotionSample[]): MotionPattern {
   const first = meanCentre(movingSamples.slice(0, quarter));
   const last = meanCentre(movingSamples.slice(-quarter));
   const travel = Math.hypot(last.x - first.x, last.y - first.y) / Math.SQRT2;
-  return { moving: true, spread, fragmentation, oscillation, travel };
+  const sway = describeSway(samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS);
+  return { moving: true, spread, fragmentation, oscillation, travel, ...(sway ? { sway } : {}) };
 }
 
 export interface MotionOptions {

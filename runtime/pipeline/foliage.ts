@@ -1,0 +1,315 @@
+// Foliage in wind and flags, from what they do: on a still camera, motion that persists in
+// place and goes back and forth (branches and leaves sway, a flag flutters), where a walker or
+// a car makes a cell move only while it passes and a conveyor or a zoom moves it one way.
+// Measured cell by cell on the motion pass's grid, from each pair of samples (localMotion),
+// summed up over the clip (describeSway), and turned into evidence for plant, wind and flag
+// (swayFindings, flagFinding).
+import type { Box } from '../core/analysis.js';
+
+/** The grid the motion pass counts on (motion.ts's MOTION_GRID). */
+export interface Grid {
+  x: number;
+  y: number;
+}
+
+/** How one pair of samples moved, cell by cell. */
+export interface LocalMotion {
+  /** per cell, the mean gray difference between the samples (0..255) */
+  change: Float32Array;
+  /** per cell, its displacement (x, y interleaved) in px of the motion pass's frame, by Lucas-Kanade over the cell */
+  flow: Float32Array;
+  /** per cell, the mean gradient (gray levels per px): its texture */
+  texture: Float32Array;
+  /** the camera's own motion: the largest displacement at the frame's corners (px) of the global fit */
+  camera: number;
+}
+
+/** What the pixels of each cell are: the motion pass's PixelGrid. */
+export interface CellMap {
+  width: number;
+  height: number;
+  cellOf: Uint16Array;
+}
+
+/**
+ * Below this gradient (gray levels per px) a cell's flow is not trusted: a flat wall or sky
+ * says nothing of where it moved, and its codec noise would be read as motion (regularises
+ * the Lucas-Kanade solve).
+ */
+const FLAT = 1;
+
+/** Textured enough to say where it moved (gray levels per px at the motion pass's width): twice FLAT. */
+const TEXTURED = 2 * FLAT;
+
+const median = (values: number[]): number => {
+  if (!values.length) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
+};
+
+/**
+ * How far the camera itself moved between two samples: the displacement at the frame's corners
+ * (px) of a translation, zoom and rotation, each the median over the textured cells of what
+ * their flows say. A shaken, panning or zooming camera moves every cell together; foliage,
+ * a flag or a walker move some cells, each its own way, and the medians stay near zero while
+ * they cover less than half of the textured cells. Swappable for any estimate of the camera's
+ * motion in px per sample at the motion pass's width.
+ */
+export function cameraMotion(flow: Float32Array, texture: Float32Array, map: Pick<CellMap, 'width' | 'height'>, grid: Grid): number {
+  const xs: number[] = [], ys: number[] = [], zooms: number[] = [], turns: number[] = [];
+  for (let c = 0; c < texture.length; c++) {
+    if (texture[c]! < TEXTURED) continue;
+    const u = flow[c * 2]!, v = flow[c * 2 + 1]!;
+    xs.push(u);
+    ys.push(v);
+    const X = ((c % grid.x) + 0.5) * (map.width / grid.x) - map.width / 2;
+    const Y = (Math.floor(c / grid.x) + 0.5) * (map.height / grid.y) - map.height / 2;
+    const r2 = X * X + Y * Y;
+    zooms.push((u * X + v * Y) / r2);
+    turns.push((v * X - u * Y) / r2);
+  }
+  const [a, b, zoom, turn] = [median(xs), median(ys), median(zooms), median(turns)];
+  let camera = 0;
+  for (const [X, Y] of [[-1, -1], [1, -1], [-1, 1], [1, 1]] as const) {
+    const x = (X * map.width) / 2, y = (Y * map.height) / 2;
+    camera = Math.max(camera, Math.hypot(a + zoom * x - turn * y, b + zoom * y + turn * x));
+  }
+  return camera;
+}
+
+/**
+ * The motion between two gray samples, per cell: how much changed, which way it moved, how
+ * textured it is, and how much the camera itself moved (a translation, zoom and rotation fitted
+ * to all cells at once: a shaken or zooming camera moves every cell together). One pass over
+ * the pixels with a handful of sums per cell; the solves are per cell.
+ */
+export function localMotion(prev: Uint8Array, cur: Uint8Array, map: CellMap, grid: Grid): LocalMotion {
+  const { width, height, cellOf } = map;
+  const cells = grid.x * grid.y;
+  // per cell: sum Ix², IxIy, Iy², IxIt, IyIt, |It|, |∇I|, pixels
+  const sums = new Float64Array(cells * 8);
+  for (let y = 1; y < height - 1; y++) {
+    for (let x = 1; x < width - 1; x++) {
+      const i = y * width + x;
+      // gradients of the mean of both samples: symmetric in time, so a sway's two halves weigh the same
+      const ix = (prev[i + 1]! + cur[i + 1]! - prev[i - 1]! - cur[i - 1]!) / 4;
+      const iy = (prev[i + width]! + cur[i + width]! - prev[i - width]! - cur[i - width]!) / 4;
+      const it = cur[i]! - prev[i]!;
+      const s = cellOf[i]! * 8;
+      sums[s] += ix * ix;
+      sums[s + 1] += ix * iy;
+      sums[s + 2] += iy * iy;
+      sums[s + 3] += ix * it;
+      sums[s + 4] += iy * it;
+      sums[s + 5] += Math.abs(it);
+      sums[s + 6] += Math.abs(ix) + Math.abs(iy);
+      sums[s + 7]++;
+    }
+  }
+  const change = new Float32Array(cells);
+  const flow = new Float32Array(cells * 2);
+  const texture = new Float32Array(cells);
+  for (let c = 0; c < cells; c++) {
+    const s = c * 8;
+    const n = sums[s + 7]!;
+    if (!n) continue;
+    change[c] = sums[s + 5]! / n;
+    texture[c] = sums[s + 6]! / n;
+    const reg = n * FLAT * FLAT;
+    const gxx = sums[s]! + reg, gxy = sums[s + 1]!, gyy = sums[s + 2]! + reg;
+    const det = gxx * gyy - gxy * gxy;
+    flow[c * 2] = -(gyy * sums[s + 3]! - gxy * sums[s + 4]!) / det;
+    flow[c * 2 + 1] = -(gxx * sums[s + 4]! - gxy * sums[s + 3]!) / det;
+  }
+  return { change, flow, texture, camera: cameraMotion(flow, texture, map, grid) };
+}
+
+/**
+ * A cell moved between two samples when its flow is at least this (px at the motion pass's
+ * width, 96 px: a third of a pixel at 640 px). Lucas-Kanade's error on a cell of 48 pixels with
+ * a texture of 10 gray levels per px and a noise of one gray level is about 0.015 px: a
+ * third of MOVED. The camera moved when the fit to all cells (cameraMotion) says as much.
+ */
+export const MOVED = 0.05;
+/** ...and its gray levels changed by at least this: one level (8-bit quantization), or 3 times the clip's noise. */
+const CHANGED = 1;
+/**
+ * Persistent: moving in at least half of the samples. A sway is seen moving except near its
+ * turns, where it stops; a walker or a car moves a cell only while it passes, (cell + body) /
+ * speed, under a second out of a clip of several.
+ */
+const PERSISTENT = 0.5;
+/**
+ * Back and forth: the cell's flows, added up over the clip, come to less than half of their
+ * lengths added up (a sway returns where it came from; a walker, a conveyor, a zoom go one
+ * way: near 1).
+ */
+const RETURNS = 0.5;
+/** A sway needs this long to be seen going and coming back (a period at about 0.7 Hz); shorter clips say nothing. */
+const MIN_SWAY_S = 1.5;
+
+export interface SwayPattern {
+  /** the camera held still: the median of cameraMotion over the samples under MOVED */
+  cameraStill: boolean;
+  /** per cell, the share of samples it moved in */
+  duty: Float32Array;
+  /** per cell, |sum of its flows| / sum of their lengths, over the samples it moved in (0: back and forth, 1: one way) */
+  straightness: Float32Array;
+}
+
+/** The clip's noise: the 20th percentile of the cells' changes (the still part of the scene, its sensor and codec noise). */
+function noiseOf(local: LocalMotion[]): number {
+  const all: number[] = [];
+  for (const l of local) for (const v of l.change) all.push(v);
+  all.sort((a, b) => a - b);
+  return all[Math.floor(all.length * 0.2)] ?? 0;
+}
+
+/** How each cell moved over the clip, from the samples' LocalMotion; undefined when the clip is too short to tell. */
+export function describeSway(local: LocalMotion[], sampleFps: number): SwayPattern | undefined {
+  if (local.length < MIN_SWAY_S * sampleFps) return undefined;
+  const cells = local[0]!.change.length;
+  const changed = Math.max(CHANGED, 3 * noiseOf(local));
+  const duty = new Float32Array(cells);
+  const sumX = new Float32Array(cells), sumY = new Float32Array(cells), length = new Float32Array(cells);
+  for (const l of local) {
+    for (let c = 0; c < cells; c++) {
+      const u = l.flow[c * 2]!, v = l.flow[c * 2 + 1]!;
+      const d = Math.hypot(u, v);
+      if (d < MOVED || l.change[c]! < changed) continue;
+      duty[c]++;
+      sumX[c] += u;
+      sumY[c] += v;
+      length[c] += d;
+    }
+  }
+  const straightness = new Float32Array(cells);
+  for (let c = 0; c < cells; c++) {
+    duty[c] /= local.length;
+    straightness[c] = length[c] ? Math.hypot(sumX[c]!, sumY[c]!) / length[c]! : 0;
+  }
+  return { cameraStill: median(local.map((l) => l.camera)) < MOVED, duty, straightness };
+}
+
+/**
+ * Evidence from witnesses: each independent one halves the doubt, and EVIDENCE_HALF of them make
+ * an even chance. A cell is about 8x6 px at the motion pass's width: three cells swaying on
+ * their own are a crown or a bush a quarter of the frame wide, more than a limb or a leaf in
+ * front of the lens, and as sure as a label's threshold.
+ */
+const EVIDENCE_HALF = 3;
+const evidence = (witnesses: number): number => 1 - 2 ** (-witnesses / EVIDENCE_HALF);
+
+/** Two independent pieces of evidence for the same thing. */
+export const eitherOf = (a: number, b: number): number => 1 - (1 - a) * (1 - b);
+
+/**
+ * A flag is compact: its persistent cells fill at least half of their box, and the box spans
+ * at most half of the frame's width and half of its height (a flag is a patch at a fixed
+ * place, not a tree line, a hedge or the whole view).
+ */
+const COMPACT_FILL = 0.5;
+const COMPACT_SPAN = 0.5;
+
+export interface Flutter {
+  /** where, in frame coordinates */
+  box: Box;
+  /** its persistent cells */
+  cells: number;
+}
+
+export interface SwayFindings {
+  /** swaying vegetation, 0..1, from the cells that persist in place and go back and forth */
+  foliage: number;
+  /** compact places of persistent motion: where a flag may be (never a flag by itself) */
+  flutters: Flutter[];
+}
+
+/** 4-connected groups of the set cells, as lists of cell indexes. */
+function groupsOf(set: Uint8Array, grid: Grid): number[][] {
+  const seen = new Uint8Array(set.length);
+  const groups: number[][] = [];
+  for (let start = 0; start < set.length; start++) {
+    if (!set[start] || seen[start]) continue;
+    const group: number[] = [];
+    const stack = [start];
+    seen[start] = 1;
+    while (stack.length) {
+      const c = stack.pop()!;
+      group.push(c);
+      const x = c % grid.x, y = Math.floor(c / grid.x);
+      for (const [nx, ny] of [[x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]] as const) {
+        const n = ny * grid.x + nx;
+        if (nx >= 0 && ny >= 0 && nx < grid.x && ny < grid.y && set[n] && !seen[n]) {
+          seen[n] = 1;
+          stack.push(n);
+        }
+      }
+    }
+    groups.push(group);
+  }
+  return groups;
+}
+
+const cellCentre = (c: number, grid: Grid) => ({ x: ((c % grid.x) + 0.5) / grid.x, y: (Math.floor(c / grid.x) + 0.5) / grid.y });
+const inside = (p: { x: number; y: number }, b: Box) => p.x >= b.x && p.x <= b.x + b.w && p.y >= b.y && p.y <= b.y + b.h;
+
+/**
+ * Foliage and flutters from how the cells moved. Cells under `explained` boxes (a person,
+ * vehicle or animal found there: someone fidgeting in place persists too) do not count. Nothing
+ * when the camera moved: a shaken, panning or zooming camera moves every cell.
+ */
+export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explained: Box[] = []): SwayFindings {
+  if (!sway?.cameraStill) return { foliage: 0, flutters: [] };
+  const persistent = new Uint8Array(sway.duty.length);
+  for (let c = 0; c < persistent.length; c++) {
+    const centre = cellCentre(c, grid);
+    persistent[c] = sway.duty[c]! >= PERSISTENT && !explained.some((b) => inside(centre, b)) ? 1 : 0;
+  }
+  let swaying = 0;
+  const flutters: Flutter[] = [];
+  for (const group of groupsOf(persistent, grid)) {
+    const backAndForth = group.filter((c) => sway.straightness[c]! < RETURNS).length;
+    // foliage where most of a group goes back and forth (a walker's cells persist but go one way)
+    if (backAndForth * 2 >= group.length) swaying += backAndForth;
+    const xs = group.map((c) => c % grid.x), ys = group.map((c) => Math.floor(c / grid.x));
+    const x0 = Math.min(...xs), y0 = Math.min(...ys);
+    const w = Math.max(...xs) - x0 + 1, h = Math.max(...ys) - y0 + 1;
+    if (group.length >= COMPACT_FILL * w * h && w <= COMPACT_SPAN * grid.x && h <= COMPACT_SPAN * grid.y) {
+      flutters.push({ box: { x: x0 / grid.x, y: y0 / grid.y, w: w / grid.x, h: h / grid.y }, cells: group.length });
+    }
+  }
+  return { foliage: evidence(swaying), flutters };
+}
+
+/**
+ * A flag: the classifier's flag score (ImageNet "flagpole") counts at half its threshold when
+ * a compact place flutters: the motion has already narrowed what it can be to a few things
+ * (a flag, a conveyor, a screen), and the classifier tells them apart. Motion alone never
+ * makes a flag. Returns the flag's score (0: none) and the place that fluttered.
+ */
+export function flagFinding(flutters: Flutter[], classifierFlag: number, threshold: number): { score: number; flutter?: Flutter } {
+  if (!flutters.length || classifierFlag < threshold / 2) return { score: 0 };
+  const flutter = flutters.reduce((a, b) => (b.cells > a.cells ? b : a));
+  return { score: eitherOf(evidence(flutter.cells), classifierFlag), flutter };
+}
+
+export interface SwayScores {
+  /** vegetation swaying, from motion alone */
+  plant: number;
+  /** something swaying or fluttering in place */
+  wind: number;
+  flag: number;
+}
+
+/**
+ * plant, wind and flag from what sways in place. `explained`: boxes of the people, vehicles and
+ * animals found; `classifierFlag`: the best flag score the networks gave. A flag found is not
+ * foliage too: its place is left out of the foliage.
+ */
+export function swayScores(sway: SwayPattern | undefined, grid: Grid, explained: Box[], classifierFlag: number, flagThreshold: number): SwayScores {
+  const first = swayFindings(sway, grid, explained);
+  const flag = flagFinding(first.flutters, classifierFlag, flagThreshold);
+  const foliage = flag.flutter ? swayFindings(sway, grid, [...explained, flag.flutter.box]).foliage : first.foliage;
+  return { plant: foliage, wind: Math.max(foliage, flag.flutter ? evidence(flag.flutter.cells) : 0), flag: flag.score };
+}

@@ -1,0 +1,159 @@
+// Foliage, wind and flags from how cells move (runtime/pipeline/foliage.ts), on made-up
+// frames and motion: each measure and rule checked on exactly the case it is for.
+import { expect } from 'chai';
+import {
+  cameraMotion, describeSway, flagFinding, localMotion, swayFindings, swayScores, type CellMap, type LocalMotion,
+} from '../../runtime/pipeline/foliage.js';
+
+const GRID = { x: 12, y: 9 };
+const WIDTH = 96;
+const HEIGHT = 54;
+
+function cellMap(): CellMap {
+  const cellOf = new Uint16Array(WIDTH * HEIGHT);
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) cellOf[y * WIDTH + x] = Math.floor((y * GRID.y) / HEIGHT) * GRID.x + Math.floor((x * GRID.x) / WIDTH);
+  }
+  return { width: WIDTH, height: HEIGHT, cellOf };
+}
+
+/** A smooth texture (several sines) seen through `where` (a pixel -> the texture's point there). */
+function picture(where: (x: number, y: number) => [number, number]): Uint8Array {
+  const out = new Uint8Array(WIDTH * HEIGHT);
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) {
+      const [u, v] = where(x, y);
+      out[y * WIDTH + x] = Math.round(128 + 40 * Math.sin(u * 0.7) * Math.cos(v * 0.5) + 30 * Math.sin(u * 0.31 + v * 0.43));
+    }
+  }
+  return out;
+}
+
+/** The texture shifted by (dx, dy) px where `moves` says so. */
+const texture = (dx: number, dy: number, moves: (x: number, y: number) => boolean = () => true) =>
+  picture((x, y) => (moves(x, y) ? [x - dx, y - dy] : [x, y]));
+
+/** LocalMotion for a clip where `flowOf(cell, sample)` moves each cell, the camera still. */
+function motion(samples: number, flowOf: (c: number, t: number) => [number, number], camera = 0): LocalMotion[] {
+  return Array.from({ length: samples }, (_, t) => {
+    const flow = new Float32Array(GRID.x * GRID.y * 2);
+    const change = new Float32Array(GRID.x * GRID.y);
+    for (let c = 0; c < change.length; c++) {
+      const [u, v] = flowOf(c, t);
+      flow[c * 2] = u;
+      flow[c * 2 + 1] = v;
+      change[c] = Math.hypot(u, v) * 20; // a texture of 20 gray levels a px
+    }
+    return { change, flow, texture: new Float32Array(change.length).fill(20), camera };
+  });
+}
+
+/** Cells of a block of the grid. */
+const block = (x0: number, y0: number, w: number, h: number) => (c: number) => {
+  const x = c % GRID.x, y = Math.floor(c / GRID.x);
+  return x >= x0 && x < x0 + w && y >= y0 && y < y0 + h;
+};
+
+describe('foliage: local motion, sway and flags', () => {
+  const map = cellMap();
+
+  it('a camera shifted as a whole: every cell flows with it, and the camera moved by as much', () => {
+    const m = localMotion(texture(0, 0), texture(0.4, 0), map, GRID);
+    expect(m.camera).to.be.within(0.3, 0.6);
+    const xs = Array.from({ length: GRID.x * GRID.y }, (_, c) => m.flow[c * 2]!).sort((a, b) => a - b);
+    expect(xs[xs.length >> 1]).to.be.within(0.25, 0.55);
+  });
+
+  it('a patch moving in a still scene: the patch flows, the camera did not move', () => {
+    const patch = (x: number, y: number) => x >= 60 && x < 88 && y >= 6 && y < 30;
+    const m = localMotion(texture(0, 0), texture(0.4, 0, patch), map, GRID);
+    expect(m.camera).to.be.below(0.05);
+    const inside = 2 * GRID.x + 8; // a cell within the patch
+    expect(m.flow[inside * 2]).to.be.within(0.2, 0.6);
+    expect(m.change[0]).to.equal(0);
+  });
+
+  it('a zoom moves every cell away from the centre: the camera moved', () => {
+    // 1 % a sample: the corners move by half a pixel, the centre not at all
+    const zoomed = picture((x, y) => [WIDTH / 2 + (x - WIDTH / 2) / 1.01, HEIGHT / 2 + (y - HEIGHT / 2) / 1.01]);
+    expect(localMotion(texture(0, 0), zoomed, map, GRID).camera).to.be.within(0.2, 0.8);
+  });
+
+  it('cameraMotion: the median, so that a minority of moving cells leaves the camera still', () => {
+    const cells = GRID.x * GRID.y;
+    const flow = new Float32Array(cells * 2);
+    for (let c = 0; c < cells / 3; c++) flow[c * 2] = 1;
+    expect(cameraMotion(flow, new Float32Array(cells).fill(20), map, GRID)).to.equal(0);
+    flow.fill(0.5);
+    expect(cameraMotion(flow, new Float32Array(cells).fill(20), map, GRID)).to.be.above(0.5);
+  });
+
+  it('branches swaying back and forth in place, the camera still: foliage', () => {
+    const crown = block(2, 4, 6, 4);
+    const local = motion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(2 * Math.PI * 0.8 * (t / 10) + c), 0.1 * Math.sin(t + c)] : [0, 0]));
+    const sway = describeSway(local, 10)!;
+    expect(sway.cameraStill).to.equal(true);
+    const found = swayFindings(sway, GRID);
+    expect(found.foliage).to.be.above(0.9);
+    const scores = swayScores(sway, GRID, [], 0, 0.4);
+    expect(scores.plant).to.be.above(0.9);
+    expect(scores.wind).to.be.above(0.9);
+    expect(scores.flag).to.equal(0); // swaying is never a flag by itself
+  });
+
+  it('more swaying cells are more evidence', () => {
+    const score = (w: number) => swayFindings(describeSway(motion(40, (c, t) => (block(0, 0, w, 1)(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10), GRID).foliage;
+    expect(score(3)).to.be.closeTo(0.5, 0.01);
+    expect(score(6)).to.be.above(score(3));
+    expect(score(12)).to.be.above(score(6));
+  });
+
+  it('a walker crossing (each cell moves briefly) and a conveyor (always one way): not foliage', () => {
+    const walker = motion(40, (c, t) => (Math.abs((c % GRID.x) - t / 3) < 1 ? [0.5, 0] : [0, 0]));
+    expect(swayFindings(describeSway(walker, 10), GRID).foliage).to.equal(0);
+    const conveyor = motion(40, (c) => (block(0, 5, 12, 3)(c) ? [0.4, 0.05] : [0, 0]));
+    const sway = describeSway(conveyor, 10)!;
+    expect(swayFindings(sway, GRID).foliage).to.equal(0);
+  });
+
+  it('a camera that moved: nothing sways, whatever the cells do', () => {
+    const shaken = motion(40, (c, t) => [0.5 * Math.cos(t), 0], 0.5);
+    const sway = describeSway(shaken, 10)!;
+    expect(sway.cameraStill).to.equal(false);
+    expect(swayFindings(sway, GRID)).to.deep.equal({ foliage: 0, flutters: [] });
+  });
+
+  it('too short a clip to see a sway come back: nothing', () => {
+    expect(describeSway(motion(10, () => [0.3, 0]), 10)).to.equal(undefined);
+  });
+
+  it('what moves in place under a person found there is the person, not foliage', () => {
+    const fidget = block(4, 2, 3, 5);
+    const sway = describeSway(motion(40, (c, t) => (fidget(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10);
+    expect(swayFindings(sway, GRID).foliage).to.be.above(0.5);
+    expect(swayFindings(sway, GRID, [{ x: 4 / 12, y: 2 / 9, w: 3 / 12, h: 5 / 9 }]).foliage).to.equal(0);
+  });
+
+  it('a compact patch fluttering in place is a place a flag may be; the classifier decides', () => {
+    const cloth = block(5, 1, 3, 2);
+    const sway = describeSway(motion(40, (c, t) => (cloth(c) ? [0.2, 0.8 * Math.sin(2 * Math.PI * 0.25 * t)] : [0, 0])), 10);
+    const { flutters } = swayFindings(sway, GRID);
+    expect(flutters).to.have.length(1);
+    expect(flutters[0]!.box.x).to.be.closeTo(5 / 12, 1e-6);
+    expect(flagFinding(flutters, 0, 0.4).score).to.equal(0); // motion alone never makes a flag
+    expect(flagFinding(flutters, 0.15, 0.4).score).to.equal(0); // under half the flag threshold
+    expect(flagFinding(flutters, 0.25, 0.4).score).to.be.at.least(0.4); // gated: counts
+    expect(flagFinding([], 0.25, 0.4).score).to.equal(0); // without a flutter, the threshold holds
+    // a flag found is not foliage too
+    const scores = swayScores(sway, GRID, [], 0.25, 0.4);
+    expect(scores.flag).to.be.at.least(0.4);
+    expect(scores.plant).to.equal(0);
+    expect(scores.wind).to.be.above(0);
+  });
+
+  it('a tree line across the whole frame is not compact: no flag place', () => {
+    const line = block(0, 4, 12, 2);
+    const sway = describeSway(motion(40, (c, t) => (line(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10);
+    expect(swayFindings(sway, GRID).flutters).to.have.length(0);
+  });
+});

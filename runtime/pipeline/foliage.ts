@@ -204,12 +204,13 @@ const evidence = (witnesses: number): number => 1 - 2 ** (-witnesses / EVIDENCE_
 export const eitherOf = (a: number, b: number): number => 1 - (1 - a) * (1 - b);
 
 /**
- * A flag is compact: its persistent cells fill at least half of their box, and the box spans
- * at most half of the frame's width and half of its height (a flag is a patch at a fixed
- * place, not a tree line, a hedge or the whole view).
+ * A flag is compact: its persistent cells fill at least half of their box (one patch, not
+ * scattered leaves), and the box spans at most two thirds of the frame's width and of its
+ * height: a flag hangs from a pole and is seen with what is around it, where a tree line, a
+ * hedge or foliage filling the view spans it.
  */
 const COMPACT_FILL = 0.5;
-const COMPACT_SPAN = 0.5;
+const COMPACT_SPAN = 2 / 3;
 
 export interface Flutter {
   /** where, in frame coordinates */
@@ -283,15 +284,17 @@ export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explaine
 }
 
 /**
- * A flag: the classifier's flag score (ImageNet "flagpole") counts at half its threshold when
- * a compact place flutters: the motion has already narrowed what it can be to a few things
- * (a flag, a conveyor, a screen), and the classifier tells them apart. Motion alone never
- * makes a flag. Returns the flag's score (0: none) and the place that fluttered.
+ * A flag: where a compact place flutters, the classifier's flag score (ImageNet "flagpole")
+ * is raised by the flutter's evidence, up to double: with a clear flutter it counts from half
+ * its threshold. The motion has narrowed what the place can be to a few things (a flag, a
+ * conveyor, a screen) and the classifier tells them apart; motion alone never makes a flag,
+ * and under half its threshold the classifier's doubt stands. Returns the flag's score (0:
+ * none) and the place that fluttered.
  */
 export function flagFinding(flutters: Flutter[], classifierFlag: number, threshold: number): { score: number; flutter?: Flutter } {
   if (!flutters.length || classifierFlag < threshold / 2) return { score: 0 };
   const flutter = flutters.reduce((a, b) => (b.cells > a.cells ? b : a));
-  return { score: eitherOf(evidence(flutter.cells), classifierFlag), flutter };
+  return { score: Math.min(1, classifierFlag * (1 + evidence(flutter.cells))), flutter };
 }
 
 export interface SwayScores {

@@ -143,6 +143,8 @@ describe('foliage: local motion, sway and flags', () => {
     expect(flagFinding(flutters, 0, 0.4).score).to.equal(0); // motion alone never makes a flag
     expect(flagFinding(flutters, 0.15, 0.4).score).to.equal(0); // under half the flag threshold
     expect(flagFinding(flutters, 0.25, 0.4).score).to.be.at.least(0.4); // gated: counts
+    // a small flutter (two cells) is weaker evidence: the same vote falls short
+    expect(flagFinding([{ box: flutters[0]!.box, cells: 2 }], 0.25, 0.4).score).to.be.below(0.4);
     expect(flagFinding([], 0.25, 0.4).score).to.equal(0); // without a flutter, the threshold holds
     // a flag found is not foliage too
     const scores = swayScores(sway, GRID, [], 0.25, 0.4);

@@ -275,14 +275,32 @@ export async function foliageOverClip(clip: string, out: string, options: Foliag
   return encode(out, width, height, fps, composite(), 16);
 }
 
+type Rgb = [number, number, number];
+
+/** Flags' cloths, by where on the cloth (u from the pole, v from the top, 0..1). */
+const CLOTHS = {
+  /** thirteen stripes and a canton of stars in rows */
+  'stripes-and-canton': (u: number, v: number): Rgb => {
+    if (u < 0.4 && v < 7 / 13) {
+      const star = Math.hypot(((u * 30) % 1) - 0.5, ((v * 18 + (Math.floor(u * 30) % 2) * 0.5) % 1) - 0.5) < 0.22;
+      return star ? [235, 235, 240] : [40, 55, 125];
+    }
+    return Math.floor(v * 13) % 2 === 0 ? [190, 30, 45] : [240, 240, 240];
+  },
+  /** three vertical bands */
+  tricolour: (u: number): Rgb => (u < 1 / 3 ? [0, 85, 164] : u < 2 / 3 ? [245, 245, 245] : [239, 65, 53]),
+  /** three horizontal bands */
+  bands: (_u: number, v: number): Rgb => (v < 1 / 3 ? [20, 20, 20] : v < 2 / 3 ? [221, 0, 0] : [255, 206, 0]),
+};
+
 /**
- * A flag on a pole in wind, still camera: a striped cloth with a canton (a national flag's
- * look), hoisted on a shaded pole, in front of the sky and tree line of kite_and_cold.jpg. A
+ * A flag on a pole in wind, still camera: a cloth (stripes and a canton, or bands: a national
+ * flag's look), hoisted on a shaded pole, in front of the sky and tree line of kite_and_cold.jpg. A
  * wave travels from the pole to the free end (flutter 1.5 to 3 Hz, wavelength about half the
  * flag), its amplitude growing towards the free end; the slope of the cloth shades its folds,
  * and gusts change the flutter's strength. 640x360, 25 fps.
  */
-export async function flagClip(out: string, options: FoliageOptions = {}): Promise<string> {
+export async function flagClip(out: string, options: FoliageOptions & { cloth?: keyof typeof CLOTHS } = {}): Promise<string> {
   const width = 640, height = 360, fps = 25, seconds = options.seconds ?? 6;
   const rand = random(options.seed ?? 3);
   const scene = await picture('kite_and_cold.jpg', width, height, { x: 0, y: 0.08, w: 0.45, h: 0.38 });
@@ -291,11 +309,7 @@ export async function flagClip(out: string, options: FoliageOptions = {}): Promi
   const freq = between(rand, 1.5, 3);
   const wavelength = between(rand, 0.45, 0.6);
   const gusts = [0, 1].map(() => ({ freq: between(rand, 0.1, 0.3), phase: rand() * 2 * Math.PI }));
-  const stripes = 13;
-  const cloth = (u: number, v: number): [number, number, number] => {
-    if (u < 0.4 && v < 7 / 13) return (Math.floor(u * 40) + Math.floor(v * 26)) % 4 === 0 ? [235, 235, 240] : [40, 55, 125]; // canton with stars
-    return Math.floor(v * stripes) % 2 === 0 ? [190, 30, 45] : [240, 240, 240];
-  };
+  const cloth = CLOTHS[options.cloth ?? 'stripes-and-canton'];
   const frames = function* () {
     for (let n = 0; n < seconds * fps; n++) {
       const t = n / fps;

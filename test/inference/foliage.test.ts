@@ -123,6 +123,14 @@ describe('foliage: local motion, sway and flags', () => {
     expect(swayFindings(sway, GRID)).to.deep.equal({ foliage: 0, flutters: [] });
   });
 
+  it('cells moving faster than half a pixel a sample (a cloth flapping, an animal running laps) are not read as a sway', () => {
+    const patch = block(2, 2, 4, 3);
+    const fast = describeSway(motion(40, (c, t) => (patch(c) ? [0.9 * Math.cos(t + c), 0.4 * Math.sin(t)] : [0, 0])), 10);
+    expect(swayFindings(fast, GRID).foliage).to.equal(0);
+    const slow = describeSway(motion(40, (c, t) => (patch(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
+    expect(swayFindings(slow, GRID).foliage).to.be.above(0.9);
+  });
+
   it('too short a clip to see a sway come back: nothing', () => {
     expect(describeSway(motion(10, () => [0.3, 0]), 10)).to.equal(undefined);
   });

@@ -1,6 +1,10 @@
 // Foliage, wind and flags from how cells move (runtime/pipeline/foliage.ts), on made-up
 // frames and motion: each measure and rule checked on exactly the case it is for.
 import { expect } from 'chai';
+import type { Detection } from '../../runtime/core/analysis.js';
+import { manifestSchema } from '../../runtime/models/manifest.js';
+import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import type { MotionPattern } from '../../runtime/pipeline/motion.js';
 import {
   cameraMotion, describeSway, flagFinding, localMotion, swayFindings, swayScores, type CellMap, type LocalMotion,
 } from '../../runtime/pipeline/foliage.js';
@@ -165,5 +169,35 @@ describe('foliage: local motion, sway and flags', () => {
     const line = block(0, 4, 12, 2);
     const sway = describeSway(motion(40, (c, t) => (line(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10);
     expect(swayFindings(sway, GRID).flutters).to.have.length(0);
+  });
+});
+
+describe('foliage in the decision', () => {
+  const manifest = manifestSchema.parse({
+    name: 'rules', version: '1.0.0',
+    models: [{ id: 'm', task: 'detection', file: { name: 'm.tflite', sha256: '0'.repeat(64), bytes: 1, url: 'https://example.invalid/m' }, labels: { embedded: 'l.txt' }, class_map: 'identity' }],
+    thresholds: { person: 0.55, plant: 0.4, flag: 0.4 },
+    risk: { confirm_score: 0.4 },
+  });
+  const cells = () => new Uint8Array(GRID.x * GRID.y);
+  const crown = block(1, 1, 5, 4);
+  const sway = describeSway(motion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
+  const pattern: MotionPattern = { moving: true, spread: 0.2, fragmentation: 0, oscillation: 0.3, travel: 0.05, ...(sway ? { sway } : {}) };
+  const frame = (t: number, detections: Detection[] = []): FrameFindings => ({
+    t, detections, scores: Object.fromEntries(detections.map((d) => [d.label, d.score])),
+    sample: { t, energy: 0.05, cells: cells(), solidCells: cells(), region: { x: 0.1, y: 0.1, w: 0.4, h: 0.4 }, speckle: 0, foreground: cells() },
+  });
+
+  it('a crown swaying, nothing found: plant and wind, safe', () => {
+    const d = decide([frame(0), frame(2)], pattern, manifest);
+    expect(d.labels).to.include.members(['plant', 'wind']);
+    expect(d.risk).to.equal('safe');
+  });
+
+  it('a person found where it sways: the motion is the person, no foliage', () => {
+    const person: Detection = { label: 'person', score: 0.9, box: { x: 0, y: 0, w: 0.6, h: 0.7 } };
+    const d = decide([frame(0, [person]), frame(2, [person])], pattern, manifest);
+    expect(d.labels).to.not.include('plant');
+    expect(d.labels).to.not.include('wind');
   });
 });

@@ -5,7 +5,7 @@ import type { Box, CameraRules, Detection, KeyFrame, Risk, ServiceLabel } from '
 import type { Manifest } from '../models/manifest.js';
 import { area, centreDistance, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
-import { eitherOf, swayScores } from './foliage.js';
+import { eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
 
 /** What the networks made of one chosen frame. */
@@ -112,10 +112,28 @@ function dropCloseUpPersons(frame: FrameFindings): FrameFindings {
   return { ...frame, detections, scores: { ...frame.scores, person } };
 }
 
+/**
+ * Second opinion on unsure sightings in foliage: a person or vehicle under its threshold whose
+ * box lies mostly on cells that sway in place (foliage.ts) is leaves the detector half took for
+ * one. A sure sighting always stands.
+ */
+function dropUnsureOnFoliage(frame: FrameFindings, swaying: Uint8Array | undefined, unsure: (d: Detection) => boolean): FrameFindings {
+  if (!swaying) return frame;
+  const dropped = (d: Detection) => SWAY_EXPLAINED.includes(d.label) && unsure(d) && swayingShare(d.box, swaying, MOTION_GRID) >= 0.5;
+  const detections = frame.detections.filter((d) => !dropped(d));
+  if (detections.length === frame.detections.length) return frame;
+  const scores = { ...frame.scores };
+  for (const label of new Set(frame.detections.filter(dropped).map((d) => d.label))) {
+    scores[label] = Math.max(0, ...detections.filter((d) => d.label === label).map((d) => d.score));
+  }
+  return { ...frame, detections, scores };
+}
+
 /** rules: the camera's masks, zones and label filters (README, Cameras, zones and masks) */
 export function decide(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules): Decision {
-  const frames = found.map((f) => dropCloseUpPersons(applyCameraRules(f, rules)));
   const threshold = (label: ServiceLabel) => manifest.thresholds[label] ?? manifest.default_threshold;
+  const swaying = swayingCells(pattern.sway);
+  const frames = found.map((f) => dropUnsureOnFoliage(dropCloseUpPersons(applyCameraRules(f, rules)), swaying, (d) => d.score < threshold(d.label)));
   const scores: Partial<Record<ServiceLabel, number>> = {};
   const raise = (label: ServiceLabel, score: number) => {
     if (score > (scores[label] ?? 0)) scores[label] = round(score);

@@ -20,7 +20,9 @@ export interface LocalMotion {
   flow: Float32Array;
   /** per cell, the mean gradient (gray levels per px): its texture */
   texture: Float32Array;
-  /** the camera's own motion: the largest displacement at the frame's corners (px) of the global fit */
+  /** the pixels summed in a cell */
+  pixels: number;
+  /** the camera's own motion: the largest displacement at the frame's corners (px), from cameraMotion */
   camera: number;
 }
 
@@ -38,34 +40,74 @@ export interface CellMap {
  */
 const FLAT = 1;
 
+/**
+ * A cell moved between two samples when its flow is at least this (px at the motion pass's
+ * width, 96 px: a third of a pixel at 640 px), and at least SIGNIFICANT times its error
+ * (flowError): the same threshold says when the camera moved.
+ */
+export const MOVED = 0.05;
+const SIGNIFICANT = 3;
 /** Textured enough to say where it moved (gray levels per px at the motion pass's width): twice FLAT. */
 const TEXTURED = 2 * FLAT;
+/**
+ * ...and its gray levels changed visibly: by one level at least (8-bit rounding), and by half
+ * again the clip's noise (the mean change of its stillest cells). Over a cell's 24 pixels the
+ * mean of independent noise spreads by about 0.75 / √24 = 15 % of itself: 1.5 times is three
+ * of those. Codec noise, correlated in blocks, spreads more; it is also uncorrelated from one
+ * sample to the next, which SMOOTH tests.
+ */
+const CHANGED = 1;
+const NOISY_CHANGE = 1.5;
+/** The noise of a picture without any: 8-bit rounding, a uniform error of one level (1/√12). */
+const QUANTIZATION = 1 / Math.sqrt(12);
+
+/**
+ * The error of a cell's flow: the difference of two samples carries √2 times the picture's
+ * noise (gray levels), which a texture of `texture` gray levels per px turns into px, and the
+ * cell's `pixels` average down by their square root. On a cell of 24 pixels with a texture of
+ * 10 and one gray level of noise: 0.03 px; on a flat, noisy sky it exceeds MOVED.
+ */
+export function flowError(noise: number, texture: number, pixels: number): number {
+  return (Math.SQRT2 * Math.max(noise, QUANTIZATION)) / (Math.max(texture, FLAT) * Math.sqrt(pixels));
+}
 
 /** A typed array sorts numbers without a comparator: several times faster, every sample. */
 const median = (values: number[]): number => (values.length ? Float64Array.from(values).sort()[values.length >> 1]! : 0);
 
 /**
  * How far the camera itself moved between two samples: the displacement at the frame's corners
- * (px) of a translation, zoom and rotation, each the median over the textured cells of what
- * their flows say. A shaken, panning or zooming camera moves every cell together; foliage,
- * a flag or a walker move some cells, each its own way, and the medians stay near zero while
- * they cover less than half of the textured cells. Swappable for any estimate of the camera's
- * motion in px per sample at the motion pass's width.
+ * (px) of a translation, zoom and rotation, each the median over the `trusted` cells (the
+ * textured ones) of what their flows say. A shaken, panning or zooming camera
+ * moves every cell together; foliage, a flag or a walker move some cells, each its own way, and
+ * the medians stay near zero while they cover less than half of the trusted cells. Swappable
+ * for any estimate of the camera's motion in px per sample at the motion pass's width.
  */
-export function cameraMotion(flow: Float32Array, texture: Float32Array, map: Pick<CellMap, 'width' | 'height'>, grid: Grid): number {
+export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<CellMap, 'width' | 'height'>, grid: Grid): number {
   const xs: number[] = [], ys: number[] = [], zooms: number[] = [], turns: number[] = [];
-  for (let c = 0; c < texture.length; c++) {
-    if (texture[c]! < TEXTURED) continue;
+  const centre = (c: number) => [((c % grid.x) + 0.5) * (map.width / grid.x) - map.width / 2, (Math.floor(c / grid.x) + 0.5) * (map.height / grid.y) - map.height / 2] as const;
+  for (let c = 0; c < trusted.length; c++) {
+    if (!trusted[c]) continue;
     const u = flow[c * 2]!, v = flow[c * 2 + 1]!;
     xs.push(u);
     ys.push(v);
-    const X = ((c % grid.x) + 0.5) * (map.width / grid.x) - map.width / 2;
-    const Y = (Math.floor(c / grid.x) + 0.5) * (map.height / grid.y) - map.height / 2;
+    const [X, Y] = centre(c);
     const r2 = X * X + Y * Y;
     zooms.push((u * X + v * Y) / r2);
     turns.push((v * X - u * Y) / r2);
   }
   const [a, b, zoom, turn] = [median(xs), median(ys), median(zooms), median(turns)];
+  // A camera moves the view rigidly: the cells follow the fit better than it moves them. Trees
+  // filling the view, leaning together in a gust, have a common part too, but each branch
+  // strays from it by more: that is the scene moving, not the camera.
+  const strays: number[] = [], moves: number[] = [];
+  for (let c = 0; c < trusted.length; c++) {
+    if (!trusted[c]) continue;
+    const [X, Y] = centre(c);
+    const mu = a + zoom * X - turn * Y, mv = b + zoom * Y + turn * X;
+    strays.push(Math.hypot(flow[c * 2]! - mu, flow[c * 2 + 1]! - mv));
+    moves.push(Math.hypot(mu, mv));
+  }
+  if (median(strays) >= median(moves)) return 0;
   let camera = 0;
   for (const [X, Y] of [[-1, -1], [1, -1], [-1, 1], [1, 1]] as const) {
     const x = (X * map.width) / 2, y = (Y * map.height) / 2;
@@ -120,18 +162,14 @@ export function localMotion(prev: Uint8Array, cur: Uint8Array, map: CellMap, gri
     flow[c * 2] = -(gyy * sums[s + 3]! - gxy * sums[s + 4]!) / det;
     flow[c * 2 + 1] = -(gxx * sums[s + 4]! - gxy * sums[s + 3]!) / det;
   }
-  return { change, flow, texture, camera: cameraMotion(flow, texture, map, grid) };
+  const pixels = sums[7]! || 1; // every cell sums about as many
+  // The camera is read from the textured cells. The noise is not known here (a shaken camera
+  // changes every cell), and needs not be: noise scatters a cell's flow both ways, which moves
+  // a median little.
+  const trusted = texture.map((t) => (t >= TEXTURED ? 1 : 0));
+  return { change, flow, texture, pixels, camera: cameraMotion(flow, Uint8Array.from(trusted), map, grid) };
 }
 
-/**
- * A cell moved between two samples when its flow is at least this (px at the motion pass's
- * width, 96 px: a third of a pixel at 640 px). Lucas-Kanade's error on a cell of 48 pixels with
- * a texture of 10 gray levels per px and a noise of one gray level is about 0.015 px: a
- * third of MOVED. The camera moved when the fit to all cells (cameraMotion) says as much.
- */
-export const MOVED = 0.05;
-/** ...and its gray levels changed by at least this: one level (8-bit quantization), or 3 times the clip's noise. */
-const CHANGED = 1;
 /**
  * Persistent: moving in at least half of the samples. A sway is seen moving except near its
  * turns, where it stops; a walker or a car moves a cell only while it passes, (cell + body) /
@@ -164,9 +202,11 @@ export interface SwayPattern {
   straightness: Float32Array;
   /** per cell, the mean length of its flows over the samples it moved in (px) */
   speed: Float32Array;
+  /** per cell, the correlation of its flow with the previous sample's (1: smooth, -1/2: noise) */
+  smoothness: Float32Array;
 }
 
-/** The clip's noise: the 20th percentile of the cells' changes (the still part of the scene, its sensor and codec noise). */
+/** The clip's noise: the 20th percentile of the cells' changes (the still part of the scene, its sensor and codec noise: about its σ). */
 function noiseOf(local: LocalMotion[]): number {
   const cells = local[0]!.change.length;
   const all = new Float32Array(local.length * cells);
@@ -178,28 +218,35 @@ function noiseOf(local: LocalMotion[]): number {
 export function describeSway(local: LocalMotion[], sampleFps: number): SwayPattern | undefined {
   if (local.length < MIN_SWAY_S * sampleFps) return undefined;
   const cells = local[0]!.change.length;
-  const changed = Math.max(CHANGED, 3 * noiseOf(local));
+  const noise = noiseOf(local);
+  const changed = Math.max(CHANGED, NOISY_CHANGE * noise);
   const duty = new Float32Array(cells);
   const sumX = new Float32Array(cells), sumY = new Float32Array(cells), length = new Float32Array(cells);
-  for (const l of local) {
+  const lagged = new Float32Array(cells), energy = new Float32Array(cells);
+  local.forEach((l, k) => {
+    const before = local[k - 1];
     for (let c = 0; c < cells; c++) {
       const u = l.flow[c * 2]!, v = l.flow[c * 2 + 1]!;
+      energy[c] += u * u + v * v;
+      if (before) lagged[c] += u * before.flow[c * 2]! + v * before.flow[c * 2 + 1]!;
       const d = Math.hypot(u, v);
-      if (d < MOVED || l.change[c]! < changed) continue;
+      if (d < MOVED || d < SIGNIFICANT * flowError(noise, l.texture[c]!, l.pixels) || l.change[c]! < changed) continue;
       duty[c]++;
       sumX[c] += u;
       sumY[c] += v;
       length[c] += d;
     }
-  }
+  });
   const straightness = new Float32Array(cells);
+  const smoothness = new Float32Array(cells);
   const speed = new Float32Array(cells);
   for (let c = 0; c < cells; c++) {
     speed[c] = duty[c] ? length[c]! / duty[c]! : 0;
     duty[c] /= local.length;
     straightness[c] = length[c] ? Math.hypot(sumX[c]!, sumY[c]!) / length[c]! : 0;
+    smoothness[c] = energy[c] ? lagged[c]! / energy[c]! : 0;
   }
-  return { cameraStill: median(local.map((l) => l.camera)) < MOVED, duty, straightness, speed };
+  return { cameraStill: median(local.map((l) => l.camera)) < MOVED, duty, straightness, speed, smoothness };
 }
 
 /**
@@ -271,6 +318,39 @@ const inside = (p: { x: number; y: number }, b: Box) => p.x >= b.x && p.x <= b.x
  * vehicle or animal found there: someone fidgeting in place persists too) do not count. Nothing
  * when the camera moved: a shaken, panning or zooming camera moves every cell.
  */
+/**
+ * A sway is smooth in time: at 10 samples a second a sway of 0.3 to 2 Hz takes 5 to 33 samples
+ * a period, and a cell's flow correlates with the previous sample's by cos(2π f / 10), 0.3 or
+ * more. Noise in one sample enters two differences with opposite signs: -1/2. Codec noise is
+ * spatially correlated in blocks and averages down less over a cell than flowError says; it
+ * stays uncorrelated from sample to sample.
+ */
+const SMOOTH = 0;
+
+/** A cell that sways goes back and forth, smoothly, slowly enough for its direction to be read. */
+const swaysBackAndForth = (sway: SwayPattern, c: number) =>
+  sway.straightness[c]! < RETURNS && sway.speed[c]! < LINEAR && sway.smoothness[c]! > SMOOTH;
+
+/** The cells that sway (persistent, back and forth, slow), on a still camera; none otherwise. */
+export function swayingCells(sway: SwayPattern | undefined): Uint8Array | undefined {
+  if (!sway?.cameraStill) return undefined;
+  return Uint8Array.from(sway.duty, (d, c) => (d >= PERSISTENT && swaysBackAndForth(sway, c) ? 1 : 0));
+}
+
+/** Share of a box's cells that sway; a box smaller than a cell takes the cell under its centre. */
+export function swayingShare(box: Box, swaying: Uint8Array, grid: Grid): number {
+  let inBox = 0, swayingInBox = 0;
+  for (let c = 0; c < swaying.length; c++) {
+    if (!inside(cellCentre(c, grid), box)) continue;
+    inBox++;
+    swayingInBox += swaying[c]!;
+  }
+  if (inBox) return swayingInBox / inBox;
+  const x = Math.min(grid.x - 1, Math.floor((box.x + box.w / 2) * grid.x));
+  const y = Math.min(grid.y - 1, Math.floor((box.y + box.h / 2) * grid.y));
+  return swaying[y * grid.x + x]!;
+}
+
 export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explained: Box[] = []): SwayFindings {
   if (!sway?.cameraStill) return { foliage: 0, flutters: [] };
   const persistent = new Uint8Array(sway.duty.length);
@@ -281,7 +361,7 @@ export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explaine
   let swaying = 0;
   const flutters: Flutter[] = [];
   for (const group of groupsOf(persistent, grid)) {
-    const backAndForth = group.filter((c) => sway.straightness[c]! < RETURNS && sway.speed[c]! < LINEAR).length;
+    const backAndForth = group.filter((c) => swaysBackAndForth(sway, c)).length;
     // foliage where most of a group goes back and forth (a walker's cells persist but go one way)
     if (backAndForth * 2 >= group.length) swaying += backAndForth;
     const xs = group.map((c) => c % grid.x), ys = group.map((c) => Math.floor(c / grid.x));

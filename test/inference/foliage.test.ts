@@ -6,7 +6,7 @@ import { manifestSchema } from '../../runtime/models/manifest.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MotionPattern } from '../../runtime/pipeline/motion.js';
 import {
-  cameraMotion, describeSway, flagFinding, localMotion, swayFindings, swayScores, type CellMap, type LocalMotion,
+  cameraMotion, describeSway, flagFinding, flowError, localMotion, swayFindings, swayScores, type CellMap, type LocalMotion,
 } from '../../runtime/pipeline/foliage.js';
 
 const GRID = { x: 12, y: 9 };
@@ -48,7 +48,7 @@ function motion(samples: number, flowOf: (c: number, t: number) => [number, numb
       flow[c * 2 + 1] = v;
       change[c] = Math.hypot(u, v) * 20; // a texture of 20 gray levels a px
     }
-    return { change, flow, texture: new Float32Array(change.length).fill(20), camera };
+    return { change, flow, texture: new Float32Array(change.length).fill(20), pixels: 24, camera };
   });
 }
 
@@ -83,13 +83,30 @@ describe('foliage: local motion, sway and flags', () => {
     expect(localMotion(texture(0, 0), zoomed, map, GRID).camera).to.be.within(0.2, 0.8);
   });
 
-  it('cameraMotion: the median, so that a minority of moving cells leaves the camera still', () => {
+  it('cameraMotion: the median of the trusted cells, so that a minority of moving cells leaves the camera still', () => {
     const cells = GRID.x * GRID.y;
     const flow = new Float32Array(cells * 2);
     for (let c = 0; c < cells / 3; c++) flow[c * 2] = 1;
-    expect(cameraMotion(flow, new Float32Array(cells).fill(20), map, GRID)).to.equal(0);
+    const all = new Uint8Array(cells).fill(1);
+    expect(cameraMotion(flow, all, map, GRID)).to.equal(0);
+    // the still cells are flat (not trusted): the moving third is all that can be seen
+    const textured = all.map((_, c) => (c < cells / 3 ? 1 : 0));
+    expect(cameraMotion(flow, textured, map, GRID)).to.be.above(0.9);
     flow.fill(0.5);
-    expect(cameraMotion(flow, new Float32Array(cells).fill(20), map, GRID)).to.be.above(0.5);
+    expect(cameraMotion(flow, all, map, GRID)).to.be.above(0.5);
+  });
+
+  it('the flow error follows the noise and the texture: a noisy flat sky cannot see MOVED, textured leaves can', () => {
+    expect(3 * flowError(1.2, 2, 24)).to.be.above(0.05);
+    expect(3 * flowError(1.2, 24, 24)).to.be.below(0.05);
+    expect(flowError(0, 20, 24)).to.be.closeTo(flowError(1 / Math.sqrt(12), 20, 24), 1e-9); // quantization at least
+  });
+
+  it('noise on a still, textured scene is not motion; the same scene swaying is', () => {
+    // a cell's flow scattered by its noise: a tenth of a pixel on a texture of 3, noise of 2 levels
+    const noisy = (t: number, c: number): [number, number] => [0.1 * Math.sin(t * 7.3 + c * 1.7), 0.1 * Math.cos(t * 5.1 + c)];
+    const local = motion(40, noisy).map((l) => ({ ...l, texture: new Float32Array(l.texture.length).fill(3), change: new Float32Array(l.change.length).fill(2) }));
+    expect(swayFindings(describeSway(local, 10), GRID).foliage).to.equal(0);
   });
 
   it('branches swaying back and forth in place, the camera still: foliage', () => {
@@ -192,6 +209,15 @@ describe('foliage in the decision', () => {
     const d = decide([frame(0), frame(2)], pattern, manifest);
     expect(d.labels).to.include.members(['plant', 'wind']);
     expect(d.risk).to.equal('safe');
+  });
+
+  it('an unsure person on swaying leaves, seen twice, is the leaves: no person, no intrusion; a sure one stands', () => {
+    const unsure = (x: number): Detection => ({ label: 'person', score: 0.42, box: { x, y: 0.2, w: 0.05, h: 0.1 } });
+    const d = decide([frame(0, [unsure(0.2)]), frame(2, [unsure(0.3)])], pattern, manifest);
+    expect(d.labels).to.not.include('person');
+    expect(d.risk).to.equal('safe');
+    const sure: Detection = { label: 'person', score: 0.9, box: { x: 0.2, y: 0.2, w: 0.05, h: 0.1 } };
+    expect(decide([frame(0, [sure]), frame(2, [sure])], pattern, manifest).labels).to.include('person');
   });
 
   it('a person found where it sways: the motion is the person, no foliage', () => {

@@ -201,19 +201,32 @@ class SwayField {
 export interface FoliageOptions {
   seconds?: number;
   seed?: number;
+  /** sensor grain: each pixel's channels shifted by up to this many levels, anew every frame */
+  grain?: number;
+}
+
+/** Adds grain to a frame in place (seeded). */
+function addGrain(frame: Buffer, grain: number, rand: () => number): Buffer {
+  for (let i = 0; i < frame.length; i++) frame[i] = Math.max(0, Math.min(255, frame[i]! + Math.round((rand() * 2 - 1) * grain)));
+  return frame;
 }
 
 /**
- * Trees in wind seen by a still camera: the tree line of kite_and_cold.jpg, enlarged (sky
- * above, beach below stay still), the trees swaying branch by branch. 640x360, 25 fps.
+ * Trees in wind seen by a still camera: the tree line of kite_and_cold.jpg, enlarged (the sky
+ * above and the grass below stay still), the trees swaying branch by branch; with `grain`, a
+ * grainy sensor's noise over all of it. 640x360, 25 fps.
  */
 export async function treesInWindClip(out: string, options: FoliageOptions = {}): Promise<string> {
   const width = 640, height = 360, fps = 25, seconds = options.seconds ?? 6;
   const src = await picture('kite_and_cold.jpg', width, height, { x: 0.02, y: 0.33, w: 0.22, h: 0.185 });
   const mask = await vegetationMask(src);
   const field = new SwayField(width, height, options.seed ?? 7);
+  const rand = random((options.seed ?? 7) + 100);
   const frames = function* () {
-    for (let n = 0; n < seconds * fps; n++) yield field.warp(src, n / fps, mask);
+    for (let n = 0; n < seconds * fps; n++) {
+      const frame = field.warp(src, n / fps, mask);
+      yield options.grain ? addGrain(frame, options.grain, rand) : frame;
+    }
   };
   return encode(out, width, height, fps, frames());
 }

@@ -71,8 +71,31 @@ export function flowError(noise: number, texture: number, pixels: number): numbe
   return (Math.SQRT2 * Math.max(noise, QUANTIZATION)) / (Math.max(texture, FLAT) * Math.sqrt(pixels));
 }
 
-/** A typed array sorts numbers without a comparator: several times faster, every sample. */
-const median = (values: number[]): number => (values.length ? Float64Array.from(values).sort()[values.length >> 1]! : 0);
+/** The median of the first n values (reordered in place), by selection: no sort, no allocation, every sample. */
+export function medianOf(values: Float64Array, n: number): number {
+  if (n === 0) return 0;
+  const k = n >> 1;
+  let lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1]!;
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return values[k]!;
+}
+
+const median = (values: number[]): number => medianOf(Float64Array.from(values), values.length);
 
 /**
  * How far the camera itself moved between two samples: the displacement at the frame's corners
@@ -83,31 +106,35 @@ const median = (values: number[]): number => (values.length ? Float64Array.from(
  * for any estimate of the camera's motion in px per sample at the motion pass's width.
  */
 export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<CellMap, 'width' | 'height'>, grid: Grid): number {
-  const xs: number[] = [], ys: number[] = [], zooms: number[] = [], turns: number[] = [];
-  const centre = (c: number) => [((c % grid.x) + 0.5) * (map.width / grid.x) - map.width / 2, (Math.floor(c / grid.x) + 0.5) * (map.height / grid.y) - map.height / 2] as const;
-  for (let c = 0; c < trusted.length; c++) {
+  const cells = trusted.length;
+  const xs = new Float64Array(cells), ys = new Float64Array(cells), zooms = new Float64Array(cells), turns = new Float64Array(cells);
+  const cellX = (c: number) => ((c % grid.x) + 0.5) * (map.width / grid.x) - map.width / 2;
+  const cellY = (c: number) => (Math.floor(c / grid.x) + 0.5) * (map.height / grid.y) - map.height / 2;
+  let n = 0;
+  for (let c = 0; c < cells; c++) {
     if (!trusted[c]) continue;
     const u = flow[c * 2]!, v = flow[c * 2 + 1]!;
-    xs.push(u);
-    ys.push(v);
-    const [X, Y] = centre(c);
+    const X = cellX(c), Y = cellY(c);
     const r2 = X * X + Y * Y;
-    zooms.push((u * X + v * Y) / r2);
-    turns.push((v * X - u * Y) / r2);
+    xs[n] = u;
+    ys[n] = v;
+    zooms[n] = (u * X + v * Y) / r2;
+    turns[n++] = (v * X - u * Y) / r2;
   }
-  const [a, b, zoom, turn] = [median(xs), median(ys), median(zooms), median(turns)];
+  const [a, b, zoom, turn] = [medianOf(xs, n), medianOf(ys, n), medianOf(zooms, n), medianOf(turns, n)];
   // A camera moves the view rigidly: the cells follow the fit better than it moves them. Trees
   // filling the view, leaning together in a gust, have a common part too, but each branch
   // strays from it by more: that is the scene moving, not the camera.
-  const strays: number[] = [], moves: number[] = [];
-  for (let c = 0; c < trusted.length; c++) {
+  const strays = xs, moves = ys; // reused
+  n = 0;
+  for (let c = 0; c < cells; c++) {
     if (!trusted[c]) continue;
-    const [X, Y] = centre(c);
+    const X = cellX(c), Y = cellY(c);
     const mu = a + zoom * X - turn * Y, mv = b + zoom * Y + turn * X;
-    strays.push(Math.hypot(flow[c * 2]! - mu, flow[c * 2 + 1]! - mv));
-    moves.push(Math.hypot(mu, mv));
+    strays[n] = Math.hypot(flow[c * 2]! - mu, flow[c * 2 + 1]! - mv);
+    moves[n++] = Math.hypot(mu, mv);
   }
-  if (median(strays) >= median(moves)) return 0;
+  if (medianOf(strays, n) >= medianOf(moves, n)) return 0;
   let camera = 0;
   for (const [X, Y] of [[-1, -1], [1, -1], [-1, 1], [1, 1]] as const) {
     const x = (X * map.width) / 2, y = (Y * map.height) / 2;
@@ -125,49 +152,56 @@ export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<
 export function localMotion(prev: Uint8Array, cur: Uint8Array, map: CellMap, grid: Grid): LocalMotion {
   const { width, height, cellOf } = map;
   const cells = grid.x * grid.y;
-  // per cell: sum Ix², IxIy, Iy², IxIt, IyIt, |It|, |∇I|, pixels. Every other row: a cell of
-  // 8x6 px keeps 24 of its pixels, and the flow's error grows by √2 (0.015 to 0.02 px), still
-  // under half of MOVED, for half the cost.
-  const sums = new Float64Array(cells * 8);
-  for (let y = 1; y < height - 1; y += 2) {
-    for (let x = 1; x < width - 1; x++) {
-      const i = y * width + x;
-      // gradients of the mean of both samples: symmetric in time, so a sway's two halves weigh the same
-      const ix = (prev[i + 1]! + cur[i + 1]! - prev[i - 1]! - cur[i - 1]!) * 0.25;
-      const iy = (prev[i + width]! + cur[i + width]! - prev[i - width]! - cur[i - width]!) * 0.25;
-      const it = cur[i]! - prev[i]!;
-      const s = cellOf[i]! * 8;
-      sums[s] += ix * ix;
-      sums[s + 1] += ix * iy;
-      sums[s + 2] += iy * iy;
-      sums[s + 3] += ix * it;
-      sums[s + 4] += iy * it;
-      sums[s + 5] += it < 0 ? -it : it;
-      sums[s + 6] += (ix < 0 ? -ix : ix) + (iy < 0 ? -iy : iy);
-      sums[s + 7]++;
-    }
-  }
+  // The cells are rectangles of the map: their column and row ends, read off it.
+  const colEnd = new Int32Array(grid.x + 1), rowEnd = new Int32Array(grid.y + 1);
+  for (let x = 0; x < width; x++) colEnd[(cellOf[x]! % grid.x) + 1] = x + 1;
+  for (let y = 0; y < height; y++) rowEnd[Math.floor(cellOf[y * width]! / grid.x) + 1] = y + 1;
   const change = new Float32Array(cells);
   const flow = new Float32Array(cells * 2);
   const texture = new Float32Array(cells);
-  for (let c = 0; c < cells; c++) {
-    const s = c * 8;
-    const n = sums[s + 7]!;
-    if (!n) continue;
-    change[c] = sums[s + 5]! / n;
-    texture[c] = sums[s + 6]! / n;
-    const reg = n * FLAT * FLAT;
-    const gxx = sums[s]! + reg, gxy = sums[s + 1]!, gyy = sums[s + 2]! + reg;
-    const det = gxx * gyy - gxy * gxy;
-    flow[c * 2] = -(gyy * sums[s + 3]! - gxy * sums[s + 4]!) / det;
-    flow[c * 2 + 1] = -(gxx * sums[s + 4]! - gxy * sums[s + 3]!) / det;
+  let pixels = 0;
+  // Per cell, sums of Ix², IxIy, Iy², IxIt, IyIt, |It|, |∇I| in locals (a cell at a time).
+  // Every other row: a cell of 8x6 px keeps 24 of its pixels, and the flow's error grows by √2
+  // (flowError), for half the cost.
+  for (let gy = 0; gy < grid.y; gy++) {
+    const y0 = Math.max(1, rowEnd[gy]!), y1 = Math.min(height - 1, rowEnd[gy + 1]!);
+    for (let gx = 0; gx < grid.x; gx++) {
+      const x0 = Math.max(1, colEnd[gx]!), x1 = Math.min(width - 1, colEnd[gx + 1]!);
+      let xx = 0, xy = 0, yy = 0, xt = 0, yt = 0, at = 0, grad = 0, n = 0;
+      for (let y = y0 + ((y0 + 1) % 2); y < y1; y += 2) {
+        for (let i = y * width + x0, end = y * width + x1; i < end; i++) {
+          // gradients of the mean of both samples: symmetric in time, so a sway's two halves weigh the same
+          const ix = (prev[i + 1]! + cur[i + 1]! - prev[i - 1]! - cur[i - 1]!) * 0.25;
+          const iy = (prev[i + width]! + cur[i + width]! - prev[i - width]! - cur[i - width]!) * 0.25;
+          const it = cur[i]! - prev[i]!;
+          xx += ix * ix;
+          xy += ix * iy;
+          yy += iy * iy;
+          xt += ix * it;
+          yt += iy * it;
+          at += it < 0 ? -it : it;
+          grad += (ix < 0 ? -ix : ix) + (iy < 0 ? -iy : iy);
+          n++;
+        }
+      }
+      if (!n) continue;
+      const c = gy * grid.x + gx;
+      pixels = Math.max(pixels, n);
+      change[c] = at / n;
+      texture[c] = grad / n;
+      const reg = n * FLAT * FLAT;
+      const gxx = xx + reg, gyy = yy + reg;
+      const det = gxx * gyy - xy * xy;
+      flow[c * 2] = -(gyy * xt - xy * yt) / det;
+      flow[c * 2 + 1] = -(gxx * yt - xy * xt) / det;
+    }
   }
-  const pixels = sums[7]! || 1; // every cell sums about as many
   // The camera is read from the textured cells. The noise is not known here (a shaken camera
   // changes every cell), and needs not be: noise scatters a cell's flow both ways, which moves
   // a median little.
-  const trusted = texture.map((t) => (t >= TEXTURED ? 1 : 0));
-  return { change, flow, texture, pixels, camera: cameraMotion(flow, Uint8Array.from(trusted), map, grid) };
+  const trusted = new Uint8Array(cells);
+  for (let c = 0; c < cells; c++) trusted[c] = texture[c]! >= TEXTURED ? 1 : 0;
+  return { change, flow, texture, pixels, camera: cameraMotion(flow, trusted, map, grid) };
 }
 
 /**
@@ -190,6 +224,12 @@ const RETURNS = 0.5;
  * at 0.47 px a sample.
  */
 const LINEAR = 0.5;
+/**
+ * How far into a clip sways are measured: a sway of 0.3 Hz shows three periods in 10 s, and
+ * the first 12 s of a clip tell whether its foliage sways; a longer clip adds cost, not
+ * evidence.
+ */
+export const SWAY_SECONDS = 12;
 /** A sway needs this long to be seen going and coming back (a period at about 0.7 Hz); shorter clips say nothing. */
 const MIN_SWAY_S = 1.5;
 

@@ -8,7 +8,7 @@
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
-import { describeSway, localMotion, type LocalMotion, type SwayPattern } from './foliage.js';
+import { describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -45,7 +45,7 @@ export interface MotionSample {
   speckle: number;
   /** cells that differ from the clip's background in this sample and the samples either side */
   foreground: Uint8Array;
-  /** how each cell moved since the previous sample, and the camera (foliage.ts): not on the first sample */
+  /** how each cell moved since the previous sample, and the camera (foliage.ts): from the second sample to SWAY_SECONDS */
   local?: LocalMotion;
 }
 
@@ -205,7 +205,6 @@ function compare(prev: Buffer, cur: Buffer, grid: PixelGrid): Omit<MotionSample,
     region: largest ? groupBox(largest) : undefined,
     speckle: activeCount ? speckled / activeCount : 0,
     foreground: new Uint8Array(GRID_X * GRID_Y),
-    local: localMotion(prev, cur, grid, MOTION_GRID),
   };
 }
 
@@ -344,6 +343,7 @@ export async function analyseMotion(
       const sample: MotionSample = prev
         ? { t: index / SAMPLE_FPS, ...compare(prev, cur, grid) }
         : { t: 0, energy: 0, cells: empty(), solidCells: empty(), region: undefined, speckle: 0, foreground: empty() };
+      if (prev && index <= SWAY_SECONDS * SAMPLE_FPS) sample.local = localMotion(prev, cur, grid, MOTION_GRID);
       samples.push(sample);
       if (index % stride === 0) kept.push({ sample, frame: cur });
       prev = cur;

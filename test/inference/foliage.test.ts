@@ -6,7 +6,7 @@ import { manifestSchema } from '../../runtime/models/manifest.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MotionPattern } from '../../runtime/pipeline/motion.js';
 import {
-  cameraMotion, describeSway, flagFinding, flowError, localMotion, swayFindings, swayScores, type CellMap, type LocalMotion,
+  cameraMotion, describeSway, flagFinding, flowError, localMotion, medianOf, swayFindings, swayScores, type CellMap, type LocalMotion,
 } from '../../runtime/pipeline/foliage.js';
 
 const GRID = { x: 12, y: 9 };
@@ -81,6 +81,18 @@ describe('foliage: local motion, sway and flags', () => {
     // 1 % a sample: the corners move by half a pixel, the centre not at all
     const zoomed = picture((x, y) => [WIDTH / 2 + (x - WIDTH / 2) / 1.01, HEIGHT / 2 + (y - HEIGHT / 2) / 1.01]);
     expect(localMotion(texture(0, 0), zoomed, map, GRID).camera).to.be.within(0.2, 0.8);
+  });
+
+  it('medianOf selects the middle of the sorted values, whatever their order, ties and count', () => {
+    let seed = 1;
+    const next = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (let round = 0; round < 200; round++) {
+      const n = 1 + Math.floor(next() * 120);
+      const values = Float64Array.from({ length: n + 5 }, () => Math.round(next() * 20) / 4);
+      const sorted = values.slice(0, n).sort();
+      expect(medianOf(values, n)).to.equal(sorted[n >> 1]);
+    }
+    expect(medianOf(new Float64Array(3), 0)).to.equal(0);
   });
 
   it('cameraMotion: the median of the trusted cells, so that a minority of moving cells leaves the camera still', () => {

@@ -47,8 +47,6 @@ const FLAT = 1;
  */
 export const MOVED = 0.05;
 const SIGNIFICANT = 3;
-/** Textured enough to say where it moved (gray levels per px at the motion pass's width): twice FLAT. */
-const TEXTURED = 2 * FLAT;
 /**
  * ...and its gray levels changed visibly: by one level at least (8-bit rounding), and by half
  * again the clip's noise (the mean change of its stillest cells). Over a cell's 24 pixels the
@@ -60,6 +58,8 @@ const CHANGED = 1;
 const NOISY_CHANGE = 1.5;
 /** The noise of a picture without any: 8-bit rounding, a uniform error of one level (1/√12). */
 const QUANTIZATION = 1 / Math.sqrt(12);
+/** Textured enough to say where it moved (gray levels per px at the motion pass's width): twice FLAT. */
+const TEXTURED = 2 * FLAT;
 
 /**
  * The error of a cell's flow: the difference of two samples carries √2 times the picture's
@@ -100,10 +100,10 @@ const median = (values: number[]): number => medianOf(Float64Array.from(values),
 /**
  * How far the camera itself moved between two samples: the displacement at the frame's corners
  * (px) of a translation, zoom and rotation, each the median over the `trusted` cells (the
- * textured ones) of what their flows say. A shaken, panning or zooming camera
- * moves every cell together; foliage, a flag or a walker move some cells, each its own way, and
- * the medians stay near zero while they cover less than half of the trusted cells. Swappable
- * for any estimate of the camera's motion in px per sample at the motion pass's width.
+ * textured ones) of what their flows say. A shaken, panning or zooming camera moves every cell
+ * together; foliage, a flag or a walker move some cells, each its own way, and the medians stay
+ * near zero while they cover less than half of the trusted cells. Swappable for any estimate
+ * of the camera's motion in px per sample at the motion pass's width.
  */
 export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<CellMap, 'width' | 'height'>, grid: Grid): number {
   const cells = trusted.length;
@@ -144,10 +144,9 @@ export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<
 }
 
 /**
- * The motion between two gray samples, per cell: how much changed, which way it moved, how
- * textured it is, and how much the camera itself moved (a translation, zoom and rotation fitted
- * to all cells at once: a shaken or zooming camera moves every cell together). One pass over
- * the pixels with a handful of sums per cell; the solves are per cell.
+ * The motion between two gray samples, per cell: how much changed, which way it moved (a 2x2
+ * Lucas-Kanade solve over the cell), how textured it is, and how much the camera itself moved
+ * (cameraMotion). One pass over the pixels with a handful of sums per cell.
  */
 export function localMotion(prev: Uint8Array, cur: Uint8Array, map: CellMap, grid: Grid): LocalMotion {
   const { width, height, cellOf } = map;

@@ -12,6 +12,7 @@ import { readStat } from '../../runtime/ops/children.js';
 import { ModelService } from '../../runtime/models/model-service.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
+import { flagClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { media, SHARED_MODELS } from '../support/paths.js';
 
 export interface Expectation {
@@ -57,6 +58,8 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'indoor_plants.mp4', file: media('indoor_plants.mp4'), must: ['plant'], mustNot: ['person'], risks: ['safe'] },
     { name: 'face_closeup.avi', file: media('face_closeup.avi'), must: ['person'], mustNot: ['animal'], risks: ['intrusion', 'danger'] },
     { name: 'still picture', file: await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')), must: ['NOTHING'], mustNot: [], risks: ['safe'] },
+    { name: 'trees in wind', file: await treesInWindClip(path.join(dir, 'trees.mp4'), { grain: 8 }), must: ['plant', 'wind'], mustNot: ['person', 'vehicule'], risks: ['safe'] },
+    { name: 'flag on a pole', file: await flagClip(path.join(dir, 'flag.mp4'), { cloth: 'bands' }), must: ['flag'], mustNot: ['person', 'vehicule', 'plant'], risks: ['safe'] },
   ];
 }
 

@@ -5,6 +5,7 @@ import type { Box, CameraRules, Detection, KeyFrame, Risk, ServiceLabel } from '
 import type { Manifest } from '../models/manifest.js';
 import { area, centreDistance, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
+import { eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
 import type { SmallMovers } from './small-movers.js';
 import { precipitationScore } from './precipitation.js';
@@ -81,11 +82,8 @@ export function rainScore(p: MotionPattern): number {
   return precipitationScore({ streakSpread: p.streaks, flakeSpread: p.flakes, repeat: p.repeat });
 }
 
-/** wind: motion that switches on and off in place (swaying leaves and branches) */
-export function windScore(p: MotionPattern, plant: number): number {
-  if (p.oscillation < 0.25 || p.travel > 0.2 || (plant < 0.3 && p.spread < 0.15)) return 0;
-  return Math.min(1, p.oscillation * 1.5);
-}
+/** What moves in place under these findings is explained by them: not foliage. */
+const SWAY_EXPLAINED: ServiceLabel[] = ['person', 'vehicule', 'animal'];
 
 /** A person box over this share of the frame is a close-up: one the detector also makes of animals' faces. */
 const CLOSE_UP = 0.5;
@@ -121,6 +119,23 @@ function dropCloseUpPersons(frame: FrameFindings): FrameFindings {
 }
 
 /**
+ * Second opinion on unsure sightings in foliage: a person or vehicle under its threshold whose
+ * box lies mostly on cells that sway in place (foliage.ts) is leaves the detector half took for
+ * one. A sure sighting always stands.
+ */
+function dropUnsureOnFoliage(frame: FrameFindings, swaying: Uint8Array | undefined, unsure: (d: Detection) => boolean): FrameFindings {
+  if (!swaying) return frame;
+  const dropped = (d: Detection) => SWAY_EXPLAINED.includes(d.label) && unsure(d) && swayingShare(d.box, swaying, MOTION_GRID) >= 0.5;
+  const detections = frame.detections.filter((d) => !dropped(d));
+  if (detections.length === frame.detections.length) return frame;
+  const scores = { ...frame.scores };
+  for (const label of new Set(frame.detections.filter(dropped).map((d) => d.label))) {
+    scores[label] = Math.max(0, ...detections.filter((d) => d.label === label).map((d) => d.score));
+  }
+  return { ...frame, detections, scores };
+}
+
+/**
  * Small creatures: where no person or vehicle was found, a small thing that moved through the
  * view as creatures do (small-movers.ts: a spider on a wall, a mouse, birds, an insect) is an
  * animal, seen where it went. Not outside the camera's zones, and not where a mask hides it.
@@ -146,19 +161,28 @@ function creatureKeyframes(tracks: SmallMovers['creatures'], creatures: Detectio
  * movers: the small movers of the motion pass, followed only when asked for.
  */
 export function decide(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules, movers?: () => SmallMovers): Decision {
-  const frames = found.map((f) => dropCloseUpPersons(applyCameraRules(f, rules)));
   const threshold = (label: ServiceLabel) => manifest.thresholds[label] ?? manifest.default_threshold;
+  const swaying = swayingCells(pattern.sway);
+  const frames = found.map((f) => dropUnsureOnFoliage(dropCloseUpPersons(applyCameraRules(f, rules)), swaying, (d) => d.score < threshold(d.label)));
   const scores: Partial<Record<ServiceLabel, number>> = {};
   const raise = (label: ServiceLabel, score: number) => {
     if (score > (scores[label] ?? 0)) scores[label] = round(score);
   };
   for (const frame of frames) for (const [label, score] of Object.entries(frame.scores)) raise(label as ServiceLabel, score);
   raise('rain', rainScore(pattern));
-  raise('wind', windScore(pattern, scores.plant ?? 0));
+  const { confirm_score: unsure } = manifest.risk;
+  // Foliage, wind and flags from what sways in place on a still camera (foliage.ts); not in
+  // rain, whose drops make every cell flicker, and not where a person, vehicle or animal was found.
+  if ((scores.rain ?? 0) < threshold('rain')) {
+    const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= unsure).map((d) => d.box));
+    const sway = swayScores(pattern.sway, MOTION_GRID, explained, scores.flag ?? 0, threshold('flag'));
+    if (sway.plant > 0) raise('plant', eitherOf(scores.plant ?? 0, sway.plant));
+    raise('wind', sway.wind);
+    raise('flag', sway.flag);
+  }
 
   // A person or vehicle seen in several frames, each time unsure (a dark or distant walker, a
   // car seen from above), counts as found: agreement across frames stands in for one sure frame.
-  const { confirm_score: unsure } = manifest.risk;
   const intruders = rules?.intrusionLabels ?? manifest.risk.intrusion_labels;
   const agreed = new Set(intruders.filter((label) => {
     const sightings = frames.map((f) => Math.max(0, ...f.detections.filter((d) => d.label === label).map((d) => d.score))).filter((s) => s > 0);

@@ -10,6 +10,7 @@ import { rasteriseMasks } from './camera-rules.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
+import { describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -58,6 +59,8 @@ export interface MotionSample {
   speckle: number;
   /** cells that differ from the clip's background in this sample and the samples either side */
   foreground: Uint8Array;
+  /** how each cell moved since the previous sample, and the camera (foliage.ts): from the second sample to SWAY_SECONDS */
+  local?: LocalMotion;
 }
 
 export interface MotionPattern {
@@ -89,6 +92,8 @@ export interface MotionPattern {
   streaks: number;
   /** share of the view where small bright blobs are seen falling (snowflakes), in the typical sample */
   flakes: number;
+  /** how each cell moved over the clip, for foliage and flags (foliage.ts); not for a clip too short to tell */
+  sway?: SwayPattern;
 }
 
 export interface MotionAnalysis {
@@ -324,7 +329,8 @@ export function describePattern(samples: MotionSample[], precipitation?: Precipi
   const first = meanCentre(movingSamples.slice(0, quarter));
   const last = meanCentre(movingSamples.slice(-quarter));
   const travel = Math.hypot(last.x - first.x, last.y - first.y) / Math.SQRT2;
-  return { moving: true, spread, fragmentation, oscillation, travel, ...weather };
+  const sway = describeSway(samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS);
+  return { moving: true, spread, fragmentation, oscillation, travel, ...weather, ...(sway ? { sway } : {}) };
 }
 
 export interface MotionOptions {
@@ -395,6 +401,7 @@ export async function analyseMotion(
       const sample: MotionSample = prev
         ? { t: index / SAMPLE_FPS, ...compare(prev, cur, grid) }
         : { t: 0, energy: 0, cells: empty(), solidCells: empty(), region: undefined, speckle: 0, foreground: empty() };
+      if (prev && index <= SWAY_SECONDS * SAMPLE_FPS) sample.local = localMotion(prev, cur, grid, MOTION_GRID);
       samples.push(sample);
       if (index % stride === 0) kept.push({ sample, frame: cur });
       if (index % fineStride === 0) fineFrames.push({ t: sample.t, gray: fineGray! });

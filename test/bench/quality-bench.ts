@@ -12,6 +12,7 @@ import { readStat } from '../../runtime/ops/children.js';
 import { ModelService } from '../../runtime/models/model-service.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
+import { flagClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { media, SHARED_MODELS } from '../support/paths.js';
 import { flockClip } from '../support/sky.js';
 
@@ -66,6 +67,8 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'flock of birds in a grey sky', file: await flockClip(path.join(dir, 'flock.mp4')), ...sky, must: ['animal'] },
     { name: 'larger birds in a grey sky', file: await flockClip(path.join(dir, 'flock-large.mp4'), { seed: 3, birds: 7, span: [24, 48] }), ...sky, must: ['animal'] },
     { name: 'still picture', file: await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')), must: ['NOTHING'], mustNot: [], risks: ['safe'] },
+    { name: 'trees in wind', file: await treesInWindClip(path.join(dir, 'trees.mp4'), { grain: 8 }), must: ['plant', 'wind'], mustNot: ['person', 'vehicule'], risks: ['safe'] },
+    { name: 'flag on a pole', file: await flagClip(path.join(dir, 'flag.mp4'), { cloth: 'bands' }), must: ['flag'], mustNot: ['person', 'vehicule', 'plant'], risks: ['safe'] },
   ];
 }
 

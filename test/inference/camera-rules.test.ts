@@ -3,7 +3,8 @@
 // rules, and the result keeps exactly the spec's fields.
 import path from 'node:path';
 import { expect } from 'chai';
-import { swayClip, tempDir, walkerClip } from '../support/clips.js';
+import { tempDir, walkerClip } from '../support/clips.js';
+import { sunflowerInWindClip } from '../support/nuisance-clips.js';
 import { TestDaemon } from '../support/daemon.js';
 
 const WHOLE = [[0, 0], [1, 0], [1, 1], [0, 1]];
@@ -35,7 +36,7 @@ describe('camera rules: masks, zones and label filters (default pack, real model
       },
     }).start();
     walker = await walkerClip('grace_hopper.png', path.join(dir, 'walker.mp4'));
-    sway = await swayClip('sunflower.png', path.join(dir, 'sway.mp4'));
+    sway = await sunflowerInWindClip(path.join(dir, 'sway.mp4'), { seconds: 4 });
     plain = await classify(walker, 'plain');
   });
   after(async () => {

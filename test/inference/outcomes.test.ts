@@ -3,8 +3,9 @@
 // would say. The default pack is pulled from the shared models folder.
 import path from 'node:path';
 import { expect } from 'chai';
-import { nightWalkerClip, panClip, sequenceClip, stillClip, swayClip, tempDir } from '../support/clips.js';
+import { nightWalkerClip, panClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
+import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { media } from '../support/paths.js';
 import { weatherClip } from '../support/weather.js';
 
@@ -148,17 +149,54 @@ describe('classification outcomes (default pack, real models)', function () {
   }
 
   it('parked cars with the camera shaking in the wind: vehicule, never intrusion or danger', async () => {
-    const r = await classify(await swayClip('traffic_0001.png', path.join(dir, 'sway-cars.mp4')));
+    const r = await classify(await shakenCameraClip('traffic_0001.png', path.join(dir, 'sway-cars.mp4')));
     expect(r.labels).to.include('vehicule');
     expect(r.labels).to.not.include('intrusion');
     expect(r.risk).to.equal('safe');
   });
 
-  it('a sunflower swaying in the wind: plant and wind, safe', async () => {
-    const r = await classify(await swayClip('sunflower.png', path.join(dir, 'sway.mp4')));
+  // Foliage and flags sway in place on a still camera (README, "Labels and risk").
+  for (const grain of [0, 12]) {
+    it(`trees swaying in wind, nothing else moving${grain ? ', a grainy sensor' : ''}: plant and wind, safe, nobody`, async () => {
+      const r = await classify(await treesInWindClip(path.join(dir, `trees-wind-${grain}.mp4`), { grain }));
+      expect(r.labels).to.include.members(['plant', 'wind']);
+      for (const label of ['person', 'vehicule', 'intrusion', 'rain', 'flag']) expect(r.labels).to.not.include(label);
+      expect(r.risk).to.equal('safe');
+    });
+  }
+
+  it('sunflowers and their leaves swaying in wind: plant and wind, safe', async () => {
+    const r = await classify(await sunflowerInWindClip(path.join(dir, 'sunflower-wind.mp4')));
     expect(r.labels).to.include.members(['plant', 'wind']);
     expect(r.labels).to.not.include('rain');
     expect(r.risk).to.equal('safe');
+  });
+
+  for (const [clip, corner, fps] of [['worker_hardhat_walking.mp4', 'left', 15], ['store_aisle_shoppers.mp4', 'right', 15]] as const) {
+    it(`a bush swaying in wind in a corner of ${clip}: the people are still found, an intrusion`, async () => {
+      const r = await classify(await foliageOverClip(media(`real/${clip}`), path.join(dir, `bush-${clip}`), { width: 480, height: 270, fps, corner }));
+      expect(r.labels).to.include.members(['person', 'intrusion', 'wind']);
+      expect(r.risk).to.equal('intrusion');
+    });
+  }
+
+  for (const cloth of ['stripes-and-canton', 'bands'] as const) {
+    it(`a flag (${cloth}) fluttering on a pole: flag and wind, safe, never a person, vehicle or plant`, async () => {
+      const r = await classify(await flagClip(path.join(dir, `flag-${cloth}.mp4`), { cloth }));
+      expect(r.labels).to.include.members(['flag', 'wind']);
+      for (const label of ['person', 'vehicule', 'intrusion', 'plant']) expect(r.labels).to.not.include(label);
+      expect(r.risk).to.equal('safe');
+    });
+  }
+
+  it('a camera shaken by wind as a whole is not foliage: no wind, and plant only from what the classifier sees', async () => {
+    const cars = await classify(await shakenCameraClip('traffic_0001.png', path.join(dir, 'shake-cars.mp4')));
+    expect(cars.labels).to.not.include('plant');
+    expect(cars.labels).to.not.include('wind');
+    const sunflower = await classify(await shakenCameraClip('sunflower.png', path.join(dir, 'shake-sunflower.mp4')));
+    expect(sunflower.labels).to.include('plant'); // a sunflower is one, seen still or shaken
+    expect(sunflower.labels).to.not.include('wind');
+    expect(sunflower.risk).to.equal('safe');
   });
 
   it('a camera panning across a scene is neither rain nor wind', async () => {

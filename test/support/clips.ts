@@ -46,8 +46,8 @@ export async function sequenceClip(images: string[], out: string, each = 1, fps 
   return out;
 }
 
-/** Wind: the camera's view of an image sways back and forth in place (2 sways a second). */
-export async function swayClip(image: string, out: string, seconds = 4): Promise<string> {
+/** A camera shaken by wind: its whole view of an image sways back and forth in place (2 sways a second). Not foliage. */
+export async function shakenCameraClip(image: string, out: string, seconds = 4): Promise<string> {
   await ffmpeg([
     '-loop', '1', '-framerate', '10', '-i', media(image), '-t', String(seconds),
     '-vf', 'scale=720:-2,crop=640:ih-16:40+6*sin(2*PI*t*2):8,scale=640:-2,format=yuv420p',

@@ -1,0 +1,448 @@
+// Foliage in wind and flags, from what they do: on a still camera, motion that persists in
+// place and goes back and forth (branches and leaves sway, a flag flutters), where a walker or
+// a car makes a cell move only while it passes and a conveyor or a zoom moves it one way.
+// Measured cell by cell on the motion pass's grid, from each pair of samples (localMotion),
+// summed up over the clip (describeSway), and turned into evidence for plant, wind and flag
+// (swayFindings, flagFinding).
+import type { Box } from '../core/analysis.js';
+
+/** The grid the motion pass counts on (motion.ts's MOTION_GRID). */
+export interface Grid {
+  x: number;
+  y: number;
+}
+
+/** How one pair of samples moved, cell by cell. */
+export interface LocalMotion {
+  /** per cell, the mean gray difference between the samples (0..255) */
+  change: Float32Array;
+  /** per cell, its displacement (x, y interleaved) in px of the motion pass's frame, by Lucas-Kanade over the cell */
+  flow: Float32Array;
+  /** per cell, the mean gradient (gray levels per px): its texture */
+  texture: Float32Array;
+  /** the pixels summed in a cell */
+  pixels: number;
+  /** the camera's own motion: the largest displacement at the frame's corners (px), from cameraMotion */
+  camera: number;
+}
+
+/** What the pixels of each cell are: the motion pass's PixelGrid. */
+export interface CellMap {
+  width: number;
+  height: number;
+  cellOf: Uint16Array;
+}
+
+/**
+ * Below this gradient (gray levels per px) a cell's flow is not trusted: a flat wall or sky
+ * says nothing of where it moved, and its codec noise would be read as motion (regularises
+ * the Lucas-Kanade solve).
+ */
+const FLAT = 1;
+
+/**
+ * A cell moved between two samples when its flow is at least this (px at the motion pass's
+ * width, 96 px: a third of a pixel at 640 px), and at least SIGNIFICANT times its error
+ * (flowError): the same threshold says when the camera moved.
+ */
+export const MOVED = 0.05;
+const SIGNIFICANT = 3;
+/**
+ * ...and its gray levels changed visibly: by one level at least (8-bit rounding), and by half
+ * again the clip's noise (the mean change of its stillest cells). Over a cell's 24 pixels the
+ * mean of independent noise spreads by about 0.75 / √24 = 15 % of itself: 1.5 times is three
+ * of those. Codec noise, correlated in blocks, spreads more; it is also uncorrelated from one
+ * sample to the next, which SMOOTH tests.
+ */
+const CHANGED = 1;
+const NOISY_CHANGE = 1.5;
+/** The noise of a picture without any: 8-bit rounding, a uniform error of one level (1/√12). */
+const QUANTIZATION = 1 / Math.sqrt(12);
+/** Textured enough to say where it moved (gray levels per px at the motion pass's width): twice FLAT. */
+const TEXTURED = 2 * FLAT;
+
+/**
+ * The error of a cell's flow: the difference of two samples carries √2 times the picture's
+ * noise (gray levels), which a texture of `texture` gray levels per px turns into px, and the
+ * cell's `pixels` average down by their square root. On a cell of 24 pixels with a texture of
+ * 10 and one gray level of noise: 0.03 px; on a flat, noisy sky it exceeds MOVED.
+ */
+export function flowError(noise: number, texture: number, pixels: number): number {
+  return (Math.SQRT2 * Math.max(noise, QUANTIZATION)) / (Math.max(texture, FLAT) * Math.sqrt(pixels));
+}
+
+/** The median of the first n values (reordered in place), by selection: no sort, no allocation, every sample. */
+export function medianOf(values: Float64Array, n: number): number {
+  if (n === 0) return 0;
+  const k = n >> 1;
+  let lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1]!;
+    let i = lo, j = hi;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return values[k]!;
+}
+
+const median = (values: number[]): number => medianOf(Float64Array.from(values), values.length);
+
+/**
+ * How far the camera itself moved between two samples: the displacement at the frame's corners
+ * (px) of a translation, zoom and rotation, each the median over the `trusted` cells (the
+ * textured ones) of what their flows say. A shaken, panning or zooming camera moves every cell
+ * together; foliage, a flag or a walker move some cells, each its own way, and the medians stay
+ * near zero while they cover less than half of the trusted cells. Swappable for any estimate
+ * of the camera's motion in px per sample at the motion pass's width.
+ */
+export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<CellMap, 'width' | 'height'>, grid: Grid): number {
+  const cells = trusted.length;
+  const xs = new Float64Array(cells), ys = new Float64Array(cells), zooms = new Float64Array(cells), turns = new Float64Array(cells);
+  const cellX = (c: number) => ((c % grid.x) + 0.5) * (map.width / grid.x) - map.width / 2;
+  const cellY = (c: number) => (Math.floor(c / grid.x) + 0.5) * (map.height / grid.y) - map.height / 2;
+  let n = 0;
+  for (let c = 0; c < cells; c++) {
+    if (!trusted[c]) continue;
+    const u = flow[c * 2]!, v = flow[c * 2 + 1]!;
+    const X = cellX(c), Y = cellY(c);
+    const r2 = X * X + Y * Y;
+    xs[n] = u;
+    ys[n] = v;
+    zooms[n] = (u * X + v * Y) / r2;
+    turns[n++] = (v * X - u * Y) / r2;
+  }
+  const [a, b, zoom, turn] = [medianOf(xs, n), medianOf(ys, n), medianOf(zooms, n), medianOf(turns, n)];
+  // A camera moves the view rigidly: the cells follow the fit better than it moves them. Trees
+  // filling the view, leaning together in a gust, have a common part too, but each branch
+  // strays from it by more: that is the scene moving, not the camera.
+  const strays = xs, moves = ys; // reused
+  n = 0;
+  for (let c = 0; c < cells; c++) {
+    if (!trusted[c]) continue;
+    const X = cellX(c), Y = cellY(c);
+    const mu = a + zoom * X - turn * Y, mv = b + zoom * Y + turn * X;
+    strays[n] = Math.hypot(flow[c * 2]! - mu, flow[c * 2 + 1]! - mv);
+    moves[n++] = Math.hypot(mu, mv);
+  }
+  if (medianOf(strays, n) >= medianOf(moves, n)) return 0;
+  let camera = 0;
+  for (const [X, Y] of [[-1, -1], [1, -1], [-1, 1], [1, 1]] as const) {
+    const x = (X * map.width) / 2, y = (Y * map.height) / 2;
+    camera = Math.max(camera, Math.hypot(a + zoom * x - turn * y, b + zoom * y + turn * x));
+  }
+  return camera;
+}
+
+/**
+ * The motion between two gray samples, per cell: how much changed, which way it moved (a 2x2
+ * Lucas-Kanade solve over the cell), how textured it is, and how much the camera itself moved
+ * (cameraMotion). One pass over the pixels with a handful of sums per cell.
+ */
+export function localMotion(prev: Uint8Array, cur: Uint8Array, map: CellMap, grid: Grid): LocalMotion {
+  const { width, height, cellOf } = map;
+  const cells = grid.x * grid.y;
+  // The cells are rectangles of the map: their column and row ends, read off it.
+  const colEnd = new Int32Array(grid.x + 1), rowEnd = new Int32Array(grid.y + 1);
+  for (let x = 0; x < width; x++) colEnd[(cellOf[x]! % grid.x) + 1] = x + 1;
+  for (let y = 0; y < height; y++) rowEnd[Math.floor(cellOf[y * width]! / grid.x) + 1] = y + 1;
+  const change = new Float32Array(cells);
+  const flow = new Float32Array(cells * 2);
+  const texture = new Float32Array(cells);
+  let pixels = 0;
+  // Per cell, sums of Ix², IxIy, Iy², IxIt, IyIt, |It|, |∇I| in locals (a cell at a time).
+  // Every other row: a cell of 8x6 px keeps 24 of its pixels, and the flow's error grows by √2
+  // (flowError), for half the cost.
+  for (let gy = 0; gy < grid.y; gy++) {
+    const y0 = Math.max(1, rowEnd[gy]!), y1 = Math.min(height - 1, rowEnd[gy + 1]!);
+    for (let gx = 0; gx < grid.x; gx++) {
+      const x0 = Math.max(1, colEnd[gx]!), x1 = Math.min(width - 1, colEnd[gx + 1]!);
+      let xx = 0, xy = 0, yy = 0, xt = 0, yt = 0, at = 0, grad = 0, n = 0;
+      for (let y = y0 + ((y0 + 1) % 2); y < y1; y += 2) {
+        for (let i = y * width + x0, end = y * width + x1; i < end; i++) {
+          // gradients of the mean of both samples: symmetric in time, so a sway's two halves weigh the same
+          const ix = (prev[i + 1]! + cur[i + 1]! - prev[i - 1]! - cur[i - 1]!) * 0.25;
+          const iy = (prev[i + width]! + cur[i + width]! - prev[i - width]! - cur[i - width]!) * 0.25;
+          const it = cur[i]! - prev[i]!;
+          xx += ix * ix;
+          xy += ix * iy;
+          yy += iy * iy;
+          xt += ix * it;
+          yt += iy * it;
+          at += it < 0 ? -it : it;
+          grad += (ix < 0 ? -ix : ix) + (iy < 0 ? -iy : iy);
+          n++;
+        }
+      }
+      if (!n) continue;
+      const c = gy * grid.x + gx;
+      pixels = Math.max(pixels, n);
+      change[c] = at / n;
+      texture[c] = grad / n;
+      const reg = n * FLAT * FLAT;
+      const gxx = xx + reg, gyy = yy + reg;
+      const det = gxx * gyy - xy * xy;
+      flow[c * 2] = -(gyy * xt - xy * yt) / det;
+      flow[c * 2 + 1] = -(gxx * yt - xy * xt) / det;
+    }
+  }
+  // The camera is read from the textured cells. The noise is not known here (a shaken camera
+  // changes every cell), and needs not be: noise scatters a cell's flow both ways, which moves
+  // a median little.
+  const trusted = new Uint8Array(cells);
+  for (let c = 0; c < cells; c++) trusted[c] = texture[c]! >= TEXTURED ? 1 : 0;
+  return { change, flow, texture, pixels, camera: cameraMotion(flow, trusted, map, grid) };
+}
+
+/**
+ * Persistent: moving in at least half of the samples. A sway is seen moving except near its
+ * turns, where it stops; a walker or a car moves a cell only while it passes, (cell + body) /
+ * speed, under a second out of a clip of several.
+ */
+const PERSISTENT = 0.5;
+/**
+ * Back and forth: the cell's flows, added up over the clip, come to less than half of their
+ * lengths added up (a sway returns where it came from; a walker, a conveyor, a zoom go one
+ * way: near 1).
+ */
+const RETURNS = 0.5;
+/**
+ * Lucas-Kanade reads a displacement from the first-order change of the picture: beyond half a
+ * pixel a sample the estimate shrinks and its direction aliases, and "back and forth" cannot
+ * be read from it. A cell moving faster on average (a flag's cloth, a running animal) is not
+ * read as a sway. A branch swaying by 1.5 px at 96 px wide (10 px at 640 px) at 0.5 Hz peaks
+ * at 0.47 px a sample.
+ */
+const LINEAR = 0.5;
+/**
+ * How far into a clip sways are measured: a sway of 0.3 Hz shows three periods in 10 s, and
+ * the first 12 s of a clip tell whether its foliage sways; a longer clip adds cost, not
+ * evidence.
+ */
+export const SWAY_SECONDS = 12;
+/** A sway needs this long to be seen going and coming back (a period at about 0.7 Hz); shorter clips say nothing. */
+const MIN_SWAY_S = 1.5;
+
+export interface SwayPattern {
+  /** the camera held still: the median of cameraMotion over the samples under MOVED */
+  cameraStill: boolean;
+  /** per cell, the share of samples it moved in */
+  duty: Float32Array;
+  /** per cell, |sum of its flows| / sum of their lengths, over the samples it moved in (0: back and forth, 1: one way) */
+  straightness: Float32Array;
+  /** per cell, the mean length of its flows over the samples it moved in (px) */
+  speed: Float32Array;
+  /** per cell, the correlation of its flow with the previous sample's (1: smooth, -1/2: noise) */
+  smoothness: Float32Array;
+}
+
+/** The clip's noise: the 20th percentile of the cells' changes (the still part of the scene, its sensor and codec noise: about its σ). */
+function noiseOf(local: LocalMotion[]): number {
+  const cells = local[0]!.change.length;
+  const all = new Float32Array(local.length * cells);
+  local.forEach((l, k) => all.set(l.change, k * cells));
+  return all.sort()[Math.floor(all.length * 0.2)] ?? 0;
+}
+
+/** How each cell moved over the clip, from the samples' LocalMotion; undefined when the clip is too short to tell. */
+export function describeSway(local: LocalMotion[], sampleFps: number): SwayPattern | undefined {
+  if (local.length < MIN_SWAY_S * sampleFps) return undefined;
+  const cells = local[0]!.change.length;
+  const noise = noiseOf(local);
+  const changed = Math.max(CHANGED, NOISY_CHANGE * noise);
+  const duty = new Float32Array(cells);
+  const sumX = new Float32Array(cells), sumY = new Float32Array(cells), length = new Float32Array(cells);
+  const lagged = new Float32Array(cells), energy = new Float32Array(cells);
+  local.forEach((l, k) => {
+    const before = local[k - 1];
+    for (let c = 0; c < cells; c++) {
+      const u = l.flow[c * 2]!, v = l.flow[c * 2 + 1]!;
+      energy[c] += u * u + v * v;
+      if (before) lagged[c] += u * before.flow[c * 2]! + v * before.flow[c * 2 + 1]!;
+      const d = Math.hypot(u, v);
+      if (d < MOVED || d < SIGNIFICANT * flowError(noise, l.texture[c]!, l.pixels) || l.change[c]! < changed) continue;
+      duty[c]++;
+      sumX[c] += u;
+      sumY[c] += v;
+      length[c] += d;
+    }
+  });
+  const straightness = new Float32Array(cells);
+  const smoothness = new Float32Array(cells);
+  const speed = new Float32Array(cells);
+  for (let c = 0; c < cells; c++) {
+    speed[c] = duty[c] ? length[c]! / duty[c]! : 0;
+    duty[c] /= local.length;
+    straightness[c] = length[c] ? Math.hypot(sumX[c]!, sumY[c]!) / length[c]! : 0;
+    smoothness[c] = energy[c] ? lagged[c]! / energy[c]! : 0;
+  }
+  return { cameraStill: median(local.map((l) => l.camera)) < MOVED, duty, straightness, speed, smoothness };
+}
+
+/**
+ * Evidence from witnesses: each independent one halves the doubt, and EVIDENCE_HALF of them make
+ * an even chance. A cell is about 8x6 px at the motion pass's width: three cells swaying on
+ * their own are a crown or a bush a quarter of the frame wide, more than a limb or a leaf in
+ * front of the lens, and as sure as a label's threshold.
+ */
+const EVIDENCE_HALF = 3;
+const evidence = (witnesses: number): number => 1 - 2 ** (-witnesses / EVIDENCE_HALF);
+
+/** Two independent pieces of evidence for the same thing. */
+export const eitherOf = (a: number, b: number): number => 1 - (1 - a) * (1 - b);
+
+/**
+ * A flag is compact: its persistent cells fill at least half of their box (one patch, not
+ * scattered leaves), and the box spans at most two thirds of the frame's width and of its
+ * height: a flag hangs from a pole and is seen with what is around it, where a tree line, a
+ * hedge or foliage filling the view spans it.
+ */
+const COMPACT_FILL = 0.5;
+const COMPACT_SPAN = 2 / 3;
+
+export interface Flutter {
+  /** where, in frame coordinates */
+  box: Box;
+  /** its persistent cells */
+  cells: number;
+}
+
+export interface SwayFindings {
+  /** swaying vegetation, 0..1, from the cells that persist in place and go back and forth */
+  foliage: number;
+  /** compact places of persistent motion: where a flag may be (never a flag by itself) */
+  flutters: Flutter[];
+}
+
+/** 4-connected groups of the set cells, as lists of cell indexes. */
+function groupsOf(set: Uint8Array, grid: Grid): number[][] {
+  const seen = new Uint8Array(set.length);
+  const groups: number[][] = [];
+  for (let start = 0; start < set.length; start++) {
+    if (!set[start] || seen[start]) continue;
+    const group: number[] = [];
+    const stack = [start];
+    seen[start] = 1;
+    while (stack.length) {
+      const c = stack.pop()!;
+      group.push(c);
+      const x = c % grid.x, y = Math.floor(c / grid.x);
+      for (const [nx, ny] of [[x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]] as const) {
+        const n = ny * grid.x + nx;
+        if (nx >= 0 && ny >= 0 && nx < grid.x && ny < grid.y && set[n] && !seen[n]) {
+          seen[n] = 1;
+          stack.push(n);
+        }
+      }
+    }
+    groups.push(group);
+  }
+  return groups;
+}
+
+const cellCentre = (c: number, grid: Grid) => ({ x: ((c % grid.x) + 0.5) / grid.x, y: (Math.floor(c / grid.x) + 0.5) / grid.y });
+const inside = (p: { x: number; y: number }, b: Box) => p.x >= b.x && p.x <= b.x + b.w && p.y >= b.y && p.y <= b.y + b.h;
+
+/**
+ * Foliage and flutters from how the cells moved. Cells under `explained` boxes (a person,
+ * vehicle or animal found there: someone fidgeting in place persists too) do not count. Nothing
+ * when the camera moved: a shaken, panning or zooming camera moves every cell.
+ */
+/**
+ * A sway is smooth in time: at 10 samples a second a sway of 0.3 to 2 Hz takes 5 to 33 samples
+ * a period, and a cell's flow correlates with the previous sample's by cos(2π f / 10), 0.3 or
+ * more. Noise in one sample enters two differences with opposite signs: -1/2. Codec noise is
+ * spatially correlated in blocks and averages down less over a cell than flowError says; it
+ * stays uncorrelated from sample to sample.
+ */
+const SMOOTH = 0;
+
+/** A cell that sways goes back and forth, smoothly, slowly enough for its direction to be read. */
+const swaysBackAndForth = (sway: SwayPattern, c: number) =>
+  sway.straightness[c]! < RETURNS && sway.speed[c]! < LINEAR && sway.smoothness[c]! > SMOOTH;
+
+/** The cells that sway (persistent, back and forth, slow), on a still camera; none otherwise. */
+export function swayingCells(sway: SwayPattern | undefined): Uint8Array | undefined {
+  if (!sway?.cameraStill) return undefined;
+  return Uint8Array.from(sway.duty, (d, c) => (d >= PERSISTENT && swaysBackAndForth(sway, c) ? 1 : 0));
+}
+
+/** Share of a box's cells that sway; a box smaller than a cell takes the cell under its centre. */
+export function swayingShare(box: Box, swaying: Uint8Array, grid: Grid): number {
+  let inBox = 0, swayingInBox = 0;
+  for (let c = 0; c < swaying.length; c++) {
+    if (!inside(cellCentre(c, grid), box)) continue;
+    inBox++;
+    swayingInBox += swaying[c]!;
+  }
+  if (inBox) return swayingInBox / inBox;
+  const x = Math.min(grid.x - 1, Math.floor((box.x + box.w / 2) * grid.x));
+  const y = Math.min(grid.y - 1, Math.floor((box.y + box.h / 2) * grid.y));
+  return swaying[y * grid.x + x]!;
+}
+
+export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explained: Box[] = []): SwayFindings {
+  if (!sway?.cameraStill) return { foliage: 0, flutters: [] };
+  const persistent = new Uint8Array(sway.duty.length);
+  for (let c = 0; c < persistent.length; c++) {
+    const centre = cellCentre(c, grid);
+    persistent[c] = sway.duty[c]! >= PERSISTENT && !explained.some((b) => inside(centre, b)) ? 1 : 0;
+  }
+  let swaying = 0;
+  const flutters: Flutter[] = [];
+  for (const group of groupsOf(persistent, grid)) {
+    const backAndForth = group.filter((c) => swaysBackAndForth(sway, c)).length;
+    // foliage where most of a group goes back and forth (a walker's cells persist but go one way)
+    if (backAndForth * 2 >= group.length) swaying += backAndForth;
+    const xs = group.map((c) => c % grid.x), ys = group.map((c) => Math.floor(c / grid.x));
+    const x0 = Math.min(...xs), y0 = Math.min(...ys);
+    const w = Math.max(...xs) - x0 + 1, h = Math.max(...ys) - y0 + 1;
+    if (group.length >= COMPACT_FILL * w * h && w <= COMPACT_SPAN * grid.x && h <= COMPACT_SPAN * grid.y) {
+      flutters.push({ box: { x: x0 / grid.x, y: y0 / grid.y, w: w / grid.x, h: h / grid.y }, cells: group.length });
+    }
+  }
+  return { foliage: evidence(swaying), flutters };
+}
+
+/**
+ * A flag: where a compact place flutters, the classifier's flag score (ImageNet "flagpole")
+ * is raised by the flutter's evidence, up to double: with a clear flutter it counts from half
+ * its threshold. The motion has narrowed what the place can be to a few things (a flag, a
+ * conveyor, a screen) and the classifier tells them apart; motion alone never makes a flag,
+ * and under half its threshold the classifier's doubt stands. Returns the flag's score (0:
+ * none) and the place that fluttered.
+ */
+export function flagFinding(flutters: Flutter[], classifierFlag: number, threshold: number): { score: number; flutter?: Flutter } {
+  if (!flutters.length || classifierFlag < threshold / 2) return { score: 0 };
+  const flutter = flutters.reduce((a, b) => (b.cells > a.cells ? b : a));
+  return { score: Math.min(1, classifierFlag * (1 + evidence(flutter.cells))), flutter };
+}
+
+export interface SwayScores {
+  /** vegetation swaying, from motion alone */
+  plant: number;
+  /** something swaying or fluttering in place */
+  wind: number;
+  flag: number;
+}
+
+/**
+ * plant, wind and flag from what sways in place. `explained`: boxes of the people, vehicles and
+ * animals found; `classifierFlag`: the best flag score the networks gave. A flag found is not
+ * foliage too: its place is left out of the foliage.
+ */
+export function swayScores(sway: SwayPattern | undefined, grid: Grid, explained: Box[], classifierFlag: number, flagThreshold: number): SwayScores {
+  const first = swayFindings(sway, grid, explained);
+  const flag = flagFinding(first.flutters, classifierFlag, flagThreshold);
+  const foliage = flag.flutter ? swayFindings(sway, grid, [...explained, flag.flutter.box]).foliage : first.foliage;
+  return { plant: foliage, wind: Math.max(foliage, flag.flutter ? evidence(flag.flutter.cells) : 0), flag: flag.score };
+}

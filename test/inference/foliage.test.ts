@@ -1,0 +1,241 @@
+// Foliage, wind and flags from how cells move (runtime/pipeline/foliage.ts), on made-up
+// frames and motion: each measure and rule checked on exactly the case it is for.
+import { expect } from 'chai';
+import type { Detection } from '../../runtime/core/analysis.js';
+import { manifestSchema } from '../../runtime/models/manifest.js';
+import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import type { MotionPattern } from '../../runtime/pipeline/motion.js';
+import {
+  cameraMotion, describeSway, flagFinding, flowError, localMotion, medianOf, swayFindings, swayScores, type CellMap, type LocalMotion,
+} from '../../runtime/pipeline/foliage.js';
+
+const GRID = { x: 12, y: 9 };
+const WIDTH = 96;
+const HEIGHT = 54;
+
+function cellMap(): CellMap {
+  const cellOf = new Uint16Array(WIDTH * HEIGHT);
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) cellOf[y * WIDTH + x] = Math.floor((y * GRID.y) / HEIGHT) * GRID.x + Math.floor((x * GRID.x) / WIDTH);
+  }
+  return { width: WIDTH, height: HEIGHT, cellOf };
+}
+
+/** A smooth texture (several sines) seen through `where` (a pixel -> the texture's point there). */
+function picture(where: (x: number, y: number) => [number, number]): Uint8Array {
+  const out = new Uint8Array(WIDTH * HEIGHT);
+  for (let y = 0; y < HEIGHT; y++) {
+    for (let x = 0; x < WIDTH; x++) {
+      const [u, v] = where(x, y);
+      out[y * WIDTH + x] = Math.round(128 + 40 * Math.sin(u * 0.7) * Math.cos(v * 0.5) + 30 * Math.sin(u * 0.31 + v * 0.43));
+    }
+  }
+  return out;
+}
+
+/** The texture shifted by (dx, dy) px where `moves` says so. */
+const texture = (dx: number, dy: number, moves: (x: number, y: number) => boolean = () => true) =>
+  picture((x, y) => (moves(x, y) ? [x - dx, y - dy] : [x, y]));
+
+/** LocalMotion for a clip where `flowOf(cell, sample)` moves each cell, the camera still. */
+function motion(samples: number, flowOf: (c: number, t: number) => [number, number], camera = 0): LocalMotion[] {
+  return Array.from({ length: samples }, (_, t) => {
+    const flow = new Float32Array(GRID.x * GRID.y * 2);
+    const change = new Float32Array(GRID.x * GRID.y);
+    for (let c = 0; c < change.length; c++) {
+      const [u, v] = flowOf(c, t);
+      flow[c * 2] = u;
+      flow[c * 2 + 1] = v;
+      change[c] = Math.hypot(u, v) * 20; // a texture of 20 gray levels a px
+    }
+    return { change, flow, texture: new Float32Array(change.length).fill(20), pixels: 24, camera };
+  });
+}
+
+/** Cells of a block of the grid. */
+const block = (x0: number, y0: number, w: number, h: number) => (c: number) => {
+  const x = c % GRID.x, y = Math.floor(c / GRID.x);
+  return x >= x0 && x < x0 + w && y >= y0 && y < y0 + h;
+};
+
+describe('foliage: local motion, sway and flags', () => {
+  const map = cellMap();
+
+  it('a camera shifted as a whole: every cell flows with it, and the camera moved by as much', () => {
+    const m = localMotion(texture(0, 0), texture(0.4, 0), map, GRID);
+    expect(m.camera).to.be.within(0.3, 0.6);
+    const xs = Array.from({ length: GRID.x * GRID.y }, (_, c) => m.flow[c * 2]!).sort((a, b) => a - b);
+    expect(xs[xs.length >> 1]).to.be.within(0.25, 0.55);
+  });
+
+  it('a patch moving in a still scene: the patch flows, the camera did not move', () => {
+    const patch = (x: number, y: number) => x >= 60 && x < 88 && y >= 6 && y < 30;
+    const m = localMotion(texture(0, 0), texture(0.4, 0, patch), map, GRID);
+    expect(m.camera).to.be.below(0.05);
+    const inside = 2 * GRID.x + 8; // a cell within the patch
+    expect(m.flow[inside * 2]).to.be.within(0.2, 0.6);
+    expect(m.change[0]).to.equal(0);
+  });
+
+  it('a zoom moves every cell away from the centre: the camera moved', () => {
+    // 1 % a sample: the corners move by half a pixel, the centre not at all
+    const zoomed = picture((x, y) => [WIDTH / 2 + (x - WIDTH / 2) / 1.01, HEIGHT / 2 + (y - HEIGHT / 2) / 1.01]);
+    expect(localMotion(texture(0, 0), zoomed, map, GRID).camera).to.be.within(0.2, 0.8);
+  });
+
+  it('medianOf selects the middle of the sorted values, whatever their order, ties and count', () => {
+    let seed = 1;
+    const next = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (let round = 0; round < 200; round++) {
+      const n = 1 + Math.floor(next() * 120);
+      const values = Float64Array.from({ length: n + 5 }, () => Math.round(next() * 20) / 4);
+      const sorted = values.slice(0, n).sort();
+      expect(medianOf(values, n)).to.equal(sorted[n >> 1]);
+    }
+    expect(medianOf(new Float64Array(3), 0)).to.equal(0);
+  });
+
+  it('cameraMotion: the median of the trusted cells, so that a minority of moving cells leaves the camera still', () => {
+    const cells = GRID.x * GRID.y;
+    const flow = new Float32Array(cells * 2);
+    for (let c = 0; c < cells / 3; c++) flow[c * 2] = 1;
+    const all = new Uint8Array(cells).fill(1);
+    expect(cameraMotion(flow, all, map, GRID)).to.equal(0);
+    // the still cells are flat (not trusted): the moving third is all that can be seen
+    const textured = all.map((_, c) => (c < cells / 3 ? 1 : 0));
+    expect(cameraMotion(flow, textured, map, GRID)).to.be.above(0.9);
+    flow.fill(0.5);
+    expect(cameraMotion(flow, all, map, GRID)).to.be.above(0.5);
+  });
+
+  it('the flow error follows the noise and the texture: a noisy flat sky cannot see MOVED, textured leaves can', () => {
+    expect(3 * flowError(1.2, 2, 24)).to.be.above(0.05);
+    expect(3 * flowError(1.2, 24, 24)).to.be.below(0.05);
+    expect(flowError(0, 20, 24)).to.be.closeTo(flowError(1 / Math.sqrt(12), 20, 24), 1e-9); // quantization at least
+  });
+
+  it('noise on a still, textured scene is not motion; the same scene swaying is', () => {
+    // a cell's flow scattered by its noise: a tenth of a pixel on a texture of 3, noise of 2 levels
+    const noisy = (t: number, c: number): [number, number] => [0.1 * Math.sin(t * 7.3 + c * 1.7), 0.1 * Math.cos(t * 5.1 + c)];
+    const local = motion(40, noisy).map((l) => ({ ...l, texture: new Float32Array(l.texture.length).fill(3), change: new Float32Array(l.change.length).fill(2) }));
+    expect(swayFindings(describeSway(local, 10), GRID).foliage).to.equal(0);
+  });
+
+  it('branches swaying back and forth in place, the camera still: foliage', () => {
+    const crown = block(2, 4, 6, 4);
+    const local = motion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(2 * Math.PI * 0.8 * (t / 10) + c), 0.1 * Math.sin(t + c)] : [0, 0]));
+    const sway = describeSway(local, 10)!;
+    expect(sway.cameraStill).to.equal(true);
+    const found = swayFindings(sway, GRID);
+    expect(found.foliage).to.be.above(0.9);
+    const scores = swayScores(sway, GRID, [], 0, 0.4);
+    expect(scores.plant).to.be.above(0.9);
+    expect(scores.wind).to.be.above(0.9);
+    expect(scores.flag).to.equal(0); // swaying is never a flag by itself
+  });
+
+  it('more swaying cells are more evidence', () => {
+    const score = (w: number) => swayFindings(describeSway(motion(40, (c, t) => (block(0, 0, w, 1)(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10), GRID).foliage;
+    expect(score(3)).to.be.closeTo(0.5, 0.01);
+    expect(score(6)).to.be.above(score(3));
+    expect(score(12)).to.be.above(score(6));
+  });
+
+  it('a walker crossing (each cell moves briefly) and a conveyor (always one way): not foliage', () => {
+    const walker = motion(40, (c, t) => (Math.abs((c % GRID.x) - t / 3) < 1 ? [0.5, 0] : [0, 0]));
+    expect(swayFindings(describeSway(walker, 10), GRID).foliage).to.equal(0);
+    const conveyor = motion(40, (c) => (block(0, 5, 12, 3)(c) ? [0.4, 0.05] : [0, 0]));
+    const sway = describeSway(conveyor, 10)!;
+    expect(swayFindings(sway, GRID).foliage).to.equal(0);
+  });
+
+  it('a camera that moved: nothing sways, whatever the cells do', () => {
+    const shaken = motion(40, (c, t) => [0.5 * Math.cos(t), 0], 0.5);
+    const sway = describeSway(shaken, 10)!;
+    expect(sway.cameraStill).to.equal(false);
+    expect(swayFindings(sway, GRID)).to.deep.equal({ foliage: 0, flutters: [] });
+  });
+
+  it('cells moving faster than half a pixel a sample (a cloth flapping, an animal running laps) are not read as a sway', () => {
+    const patch = block(2, 2, 4, 3);
+    const fast = describeSway(motion(40, (c, t) => (patch(c) ? [0.9 * Math.cos(t + c), 0.4 * Math.sin(t)] : [0, 0])), 10);
+    expect(swayFindings(fast, GRID).foliage).to.equal(0);
+    const slow = describeSway(motion(40, (c, t) => (patch(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
+    expect(swayFindings(slow, GRID).foliage).to.be.above(0.9);
+  });
+
+  it('too short a clip to see a sway come back: nothing', () => {
+    expect(describeSway(motion(10, () => [0.3, 0]), 10)).to.equal(undefined);
+  });
+
+  it('what moves in place under a person found there is the person, not foliage', () => {
+    const fidget = block(4, 2, 3, 5);
+    const sway = describeSway(motion(40, (c, t) => (fidget(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10);
+    expect(swayFindings(sway, GRID).foliage).to.be.above(0.5);
+    expect(swayFindings(sway, GRID, [{ x: 4 / 12, y: 2 / 9, w: 3 / 12, h: 5 / 9 }]).foliage).to.equal(0);
+  });
+
+  it('a compact patch fluttering in place is a place a flag may be; the classifier decides', () => {
+    const cloth = block(5, 1, 3, 2);
+    const sway = describeSway(motion(40, (c, t) => (cloth(c) ? [0.2, 0.8 * Math.sin(2 * Math.PI * 0.25 * t)] : [0, 0])), 10);
+    const { flutters } = swayFindings(sway, GRID);
+    expect(flutters).to.have.length(1);
+    expect(flutters[0]!.box.x).to.be.closeTo(5 / 12, 1e-6);
+    expect(flagFinding(flutters, 0, 0.4).score).to.equal(0); // motion alone never makes a flag
+    expect(flagFinding(flutters, 0.15, 0.4).score).to.equal(0); // under half the flag threshold
+    expect(flagFinding(flutters, 0.25, 0.4).score).to.be.at.least(0.4); // gated: counts
+    // a small flutter (two cells) is weaker evidence: the same vote falls short
+    expect(flagFinding([{ box: flutters[0]!.box, cells: 2 }], 0.25, 0.4).score).to.be.below(0.4);
+    expect(flagFinding([], 0.25, 0.4).score).to.equal(0); // without a flutter, the threshold holds
+    // a flag found is not foliage too
+    const scores = swayScores(sway, GRID, [], 0.25, 0.4);
+    expect(scores.flag).to.be.at.least(0.4);
+    expect(scores.plant).to.equal(0);
+    expect(scores.wind).to.be.above(0);
+  });
+
+  it('a tree line across the whole frame is not compact: no flag place', () => {
+    const line = block(0, 4, 12, 2);
+    const sway = describeSway(motion(40, (c, t) => (line(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10);
+    expect(swayFindings(sway, GRID).flutters).to.have.length(0);
+  });
+});
+
+describe('foliage in the decision', () => {
+  const manifest = manifestSchema.parse({
+    name: 'rules', version: '1.0.0',
+    models: [{ id: 'm', task: 'detection', file: { name: 'm.tflite', sha256: '0'.repeat(64), bytes: 1, url: 'https://example.invalid/m' }, labels: { embedded: 'l.txt' }, class_map: 'identity' }],
+    thresholds: { person: 0.55, plant: 0.4, flag: 0.4 },
+    risk: { confirm_score: 0.4 },
+  });
+  const cells = () => new Uint8Array(GRID.x * GRID.y);
+  const crown = block(1, 1, 5, 4);
+  const sway = describeSway(motion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
+  const pattern: MotionPattern = { moving: true, spread: 0.2, fragmentation: 0, oscillation: 0.3, travel: 0.05, pan: 0, repeat: 0, streaks: 0, flakes: 0, ...(sway ? { sway } : {}) };
+  const frame = (t: number, detections: Detection[] = []): FrameFindings => ({
+    t, detections, scores: Object.fromEntries(detections.map((d) => [d.label, d.score])),
+    sample: { t, energy: 0.05, cells: cells(), solidCells: cells(), region: { x: 0.1, y: 0.1, w: 0.4, h: 0.4 }, speckle: 0, foreground: cells() },
+  });
+
+  it('a crown swaying, nothing found: plant and wind, safe', () => {
+    const d = decide([frame(0), frame(2)], pattern, manifest);
+    expect(d.labels).to.include.members(['plant', 'wind']);
+    expect(d.risk).to.equal('safe');
+  });
+
+  it('an unsure person on swaying leaves, seen twice, is the leaves: no person, no intrusion; a sure one stands', () => {
+    const unsure = (x: number): Detection => ({ label: 'person', score: 0.42, box: { x, y: 0.2, w: 0.05, h: 0.1 } });
+    const d = decide([frame(0, [unsure(0.2)]), frame(2, [unsure(0.3)])], pattern, manifest);
+    expect(d.labels).to.not.include('person');
+    expect(d.risk).to.equal('safe');
+    const sure: Detection = { label: 'person', score: 0.9, box: { x: 0.2, y: 0.2, w: 0.05, h: 0.1 } };
+    expect(decide([frame(0, [sure]), frame(2, [sure])], pattern, manifest).labels).to.include('person');
+  });
+
+  it('a person found where it sways: the motion is the person, no foliage', () => {
+    const person: Detection = { label: 'person', score: 0.9, box: { x: 0, y: 0, w: 0.6, h: 0.7 } };
+    const d = decide([frame(0, [person]), frame(2, [person])], pattern, manifest);
+    expect(d.labels).to.not.include('plant');
+    expect(d.labels).to.not.include('wind');
+  });
+});

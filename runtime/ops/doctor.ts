@@ -1,6 +1,7 @@
 // `vigil doctor`: checks what the gateway needs, one line each, and says what
 // to fix. Read-only: it sends no result anywhere (webhook endpoints get a TCP
-// connect, not a POST) and changes no data.
+// connect, not a POST; cameras a connect and an ffprobe of their stream) and
+// changes no data.
 import { redactedUrl, redactUrlsIn } from '../core/redact.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -13,6 +14,8 @@ import { silentLogger } from '../core/log.js';
 import { trimCHeap } from '../core/malloc-trim.js';
 import { runTool, spawnsWithoutFork } from '../core/spawn.js';
 import { ffmpegPath, ffprobePath } from '../core/tools.js';
+import { checkCamera } from '../capture/camera-check.js';
+import { resolveCameras } from '../capture/resolve.js';
 import { clientOptions, gatewayIdOf, mqttTopics } from '../delivery/mqtt-publisher.js';
 import { captionFont } from '../highlight/font.js';
 import { chooseBackend, findEdgeTpuLibrary } from '../inference/backends.js';
@@ -143,6 +146,11 @@ export function doctorChecks(config: Config): Array<[string, Check]> {
       } finally {
         client.end(true);
       }
+    }],
+    ['camera', async () => {
+      const cameras = resolveCameras(config);
+      if (cameras.length === 0) return { check: 'camera', ok: true, detail: 'no camera to record from (none in cameras: has a url)' };
+      return Promise.all(cameras.map(async (camera) => ({ check: 'camera', ...(await checkCamera(camera)) })));
     }],
     ['webhooks', async () => {
       const urls = await webhookUrls(config, dataDir);

@@ -1,6 +1,6 @@
-// What a camera's final result says to Home Assistant: its retained state, the
-// event fired for it, which detection sensors it turns on, and whether it sets
-// or clears the camera's problem. Kept apart from the MQTT client, so the rules
+// What a camera's final result says to Home Assistant: the event fired for it,
+// which detection sensors it turns on, and whether it sets or clears the
+// camera's problem. Kept apart from the MQTT client, so the rules
 // read in one place.
 import { ErrorCode } from '../core/errors.js';
 import type { ClassificationRow } from '../store/classifications.js';
@@ -20,8 +20,6 @@ export const DETECTION_KINDS = Object.keys(DETECTIONS) as DetectionKind[];
 export const EVENT_TYPES = ['safe', 'danger', 'intrusion', 'error'] as const;
 
 export interface CameraSignals {
-  /** retained on cameras/<id>/state */
-  state: { risk: string; labels: string[]; time: string; result_id: string; error_code: number };
   /** cameras/<id>/event (not retained): Home Assistant's event entity, the rest of it as attributes */
   event: { event_type: (typeof EVENT_TYPES)[number]; risk: string; labels: string[]; time: string; result_id: string; error_code: number };
   /** the detection sensors this result turns on */
@@ -41,7 +39,6 @@ export function cameraSignals(row: ClassificationRow): CameraSignals {
     ? { problem: failed, error_code: row.error_code, error_msg: failed ? row.error_msg : '', time: row.created_at, result_id: row.id }
     : undefined;
   return {
-    state,
     event: { event_type: eventType, ...state },
     detected: ok ? DETECTION_KINDS.filter((kind) => DETECTIONS[kind](row.risk, labels)) : [],
     problem,

@@ -353,17 +353,16 @@ export class MqttPublisher implements Feature {
     return true;
   }
 
-  /**
-   * A camera's result, its retained state, event, detection sensors turned on,
-   * problem and snapshot; nothing for a clip without a (topic-safe) camera id.
-   */
+  /** A camera's result, its retained state and snapshot; nothing for a clip without a (topic-safe) camera id. */
   private cameraMessages(row: ClassificationRow, json: string): Array<[string, string | Buffer, boolean]> {
     const camera = row.camera_id;
     if (!camera || !cameraId.safeParse(camera).success) return [];
+    const state = { risk: row.risk, labels: JSON.parse(row.labels) as string[], time: row.created_at, result_id: row.id, error_code: row.error_code };
+    // Home Assistant's: the event, the detection sensors it turns on, the camera's problem
     const signals = cameraSignals(row);
     const messages: Array<[string, string | Buffer, boolean]> = [
       [this.topics.cameraResult(camera), json, false],
-      [this.topics.cameraState(camera), JSON.stringify(signals.state), true],
+      [this.topics.cameraState(camera), JSON.stringify(state), true],
       [this.topics.cameraEvent(camera), JSON.stringify(signals.event), false],
       ...signals.detected.map((kind): [string, string, boolean] => [this.topics.cameraDetection(camera, kind), 'ON', true]),
     ];

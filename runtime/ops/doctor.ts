@@ -1,7 +1,6 @@
 // `vigil doctor`: checks what the gateway needs, one line each, and says what
 // to fix. Read-only: it sends no result anywhere (webhook endpoints get a TCP
-// connect, not a POST; cameras a connect and an ffprobe of their stream) and
-// changes no data.
+// connect, not a POST) and changes no data.
 import { redactedUrl, redactUrlsIn } from '../core/redact.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -147,6 +146,7 @@ export function doctorChecks(config: Config): Array<[string, Check]> {
         client.end(true);
       }
     }],
+    // cameras get a connect and one frame read to nowhere (capture/camera-check.ts)
     ['camera', async () => {
       const cameras = resolveCameras(config);
       if (cameras.length === 0) return { check: 'camera', ok: true, detail: 'no camera to record from (none in cameras: has a url)' };

@@ -363,15 +363,18 @@ export class MqttPublisher implements Feature {
     const messages: Array<[string, string | Buffer, boolean]> = [
       [this.topics.cameraResult(camera), json, false],
       [this.topics.cameraState(camera), JSON.stringify(state), true],
-      [this.topics.cameraEvent(camera), JSON.stringify(signals.event), false],
-      ...signals.detected.map((kind): [string, string, boolean] => [this.topics.cameraDetection(camera, kind), 'ON', true]),
     ];
-    if (signals.problem) messages.push([this.topics.cameraProblem(camera), JSON.stringify(signals.problem), true]);
+    // the snapshot goes first, so an automation fired by the event or a sensor finds this result's image
     try {
       messages.push([this.topics.cameraSnapshot(camera), fs.readFileSync(this.deps.files.snapshotPath(row.id)), true]);
     } catch {
       /* no snapshot (highlight rendering off or failed): the previous one stays */
     }
+    messages.push(
+      [this.topics.cameraEvent(camera), JSON.stringify(signals.event), false],
+      ...signals.detected.map((kind): [string, string, boolean] => [this.topics.cameraDetection(camera, kind), 'ON', true]),
+    );
+    if (signals.problem) messages.push([this.topics.cameraProblem(camera), JSON.stringify(signals.problem), true]);
     return messages;
   }
 

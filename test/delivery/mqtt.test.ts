@@ -255,11 +255,15 @@ describe('MQTT delivery', function () {
     const statusBefore = w.seen.filter((m) => m.topic === STATUS).length;
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
+      const from = w.seen.length;
       const res = await daemon.upload(walker, { flow: 'default', camera_id: 'yard' });
       expect(res.status, await res.clone().text()).to.equal(202);
       const id = ((await res.json()) as { id: string }).id;
       ids.push(id);
-      await w.waitFor((m) => m.topic === `${BASE}/cameras/yard/event` && JSON.parse(m.text).result_id === id, `the event of intrusion ${i + 1}`, 60_000);
+      const event = await w.waitFor((m) => m.topic === `${BASE}/cameras/yard/event` && JSON.parse(m.text).result_id === id, `the event of intrusion ${i + 1}`, 60_000);
+      // this result's snapshot is there before its event: a notification fired by the event shows it
+      const snapshot = w.seen.findIndex((m, at) => at >= from && m.topic === `${BASE}/cameras/yard/snapshot`);
+      expect(snapshot, 'the snapshot of this result').to.be.within(from, w.seen.indexOf(event) - 1);
       // the sensor clears by itself, so the next intrusion is a new change Home Assistant triggers on
       await w.waitFor((m) => m.topic === intrusion && !m.retain && m.text === 'OFF' && w.seen.filter((x) => x.topic === intrusion && !x.retain && x.text === 'OFF').length === i + 1, `OFF after intrusion ${i + 1}`, 10_000);
     }

@@ -252,7 +252,9 @@ describe('MQTT delivery', function () {
   it('fires an event for every intrusion, and the intrusion sensor goes on and off again for each (two in a row)', async () => {
     const w = await watch();
     const intrusion = `${BASE}/cameras/yard/intrusion`;
-    const statusBefore = w.seen.filter((m) => m.topic === STATUS).length;
+    // the retained status this subscriber got: the figures before the two clips
+    const before = JSON.parse((await w.waitFor((m) => m.topic === STATUS, 'the retained status')).text) as Record<string, any>;
+    const started = Date.now();
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const from = w.seen.length;
@@ -265,7 +267,10 @@ describe('MQTT delivery', function () {
       const snapshot = w.seen.findIndex((m, at) => at >= from && m.topic === `${BASE}/cameras/yard/snapshot`);
       expect(snapshot, 'the snapshot of this result').to.be.within(from, w.seen.indexOf(event) - 1);
       // the sensor clears by itself, so the next intrusion is a new change Home Assistant triggers on
-      await w.waitFor((m) => m.topic === intrusion && !m.retain && m.text === 'OFF' && w.seen.filter((x) => x.topic === intrusion && !x.retain && x.text === 'OFF').length === i + 1, `OFF after intrusion ${i + 1}`, 10_000);
+      for (const sensor of [intrusion, `${BASE}/cameras/yard/person`]) {
+        const offs = () => w.seen.filter((x) => x.topic === sensor && !x.retain && x.text === 'OFF').length;
+        await w.waitFor((m) => m.topic === sensor && offs() === i + 1, `${sensor} OFF after intrusion ${i + 1}`, 10_000);
+      }
     }
     const events = w.seen.filter((m) => m.topic === `${BASE}/cameras/yard/event`).map((m) => JSON.parse(m.text));
     expect(events.map((e) => e.result_id)).to.deep.equal(ids);
@@ -274,16 +279,17 @@ describe('MQTT delivery', function () {
       expect(e.risk).to.equal('intrusion');
       expect(e.labels).to.include.members(['person', 'intrusion']);
     }
-    expect(w.seen.filter((m) => m.topic === `${BASE}/cameras/yard/event`).every((m) => !m.retain)).to.equal(true);
+    expect(w.seen.filter((m) => m.topic === `${BASE}/cameras/yard/event`).every((m) => !m.retain), 'events are not retained').to.equal(true);
     // ON, OFF, ON, OFF (the retained OFF a new subscriber gets comes first)
     const sequence = w.seen.filter((m) => m.topic === intrusion && !m.retain).map((m) => m.text);
     expect(sequence).to.deep.equal(['ON', 'OFF', 'ON', 'OFF']);
     const person = w.seen.filter((m) => m.topic === `${BASE}/cameras/yard/person` && !m.retain).map((m) => m.text);
     expect(person).to.deep.equal(['ON', 'OFF', 'ON', 'OFF']);
     // the queue changes were published as they happened, not on the (hour-long) interval
-    const statuses = w.seen.filter((m) => m.topic === STATUS).slice(statusBefore).map((m) => JSON.parse(m.text));
-    expect(statuses.length).to.be.greaterThan(1);
-    expect(statuses.some((s) => s.queue.running + s.queue.queued > 0)).to.equal(true);
+    // the status followed the clips and their deliveries as they happened, not on the (hour-long) interval
+    const after = await w.waitFor((m) => m.topic === STATUS && !m.retain && JSON.parse(m.text).outbox.delivered >= before.outbox.delivered + 2, 'a status with both deliveries', 5_000);
+    expect(Date.parse(JSON.parse(after.text).time)).to.be.at.least(started - 1000);
+    expect(JSON.parse(after.text).queue).to.deep.equal({ queued: 0, running: 0 });
   });
 
   it('sets the camera problem sensor on a failed capture and clears it with a good one (capture button)', async () => {
@@ -342,6 +348,9 @@ describe('MQTT delivery', function () {
   it('removes the Home Assistant entities and retained states of a camera no longer configured (empty retained messages)', async () => {
     const w = await watch();
     await w.waitFor((m) => m.topic === `${BASE}/cameras/gate.1/state` && m.retain && m.bytes.length > 0, 'the retained state of gate.1');
+    // what an earlier version announced for a camera still configured (its snapshot as a camera entity)
+    const oldSnapshot = `${HA}/camera/vigil_${GATEWAY}/yard_snapshot/config`;
+    await w.client.publishAsync(oldSnapshot, JSON.stringify({ name: 'Snapshot', topic: `${BASE}/cameras/yard/snapshot`, unique_id: 'vigil_gw1_yard_snapshot' }), { qos: 1, retain: true });
     await daemon.kill();
     // the same gateway, started again with one camera fewer
     const remaining = cameras.filter((c) => c.id !== 'gate.1');
@@ -352,11 +361,15 @@ describe('MQTT delivery', function () {
     for (const state of ['state', 'snapshot', 'intrusion', 'person', 'problem']) {
       await w.waitFor((m) => m.topic === `${BASE}/cameras/gate.1/${state}` && m.bytes.length === 0, `the removal of gate.1's ${state}`);
     }
+    // the old entity goes, the snapshot of the camera it showed stays
+    await w.waitFor((m) => m.topic === oldSnapshot && m.bytes.length === 0, 'the removal of the old snapshot entity');
     // a late subscriber finds none of gate.1's retained messages, and the others still there
     const late = await watch();
     const configs = await discovered(late, ['yard', 'porch']);
     expect(configs.length).to.be.greaterThan(0);
     await late.waitFor((m) => m.topic === `${BASE}/cameras/yard/state` && m.retain, "yard's retained state");
+    await late.waitFor((m) => m.topic === `${BASE}/cameras/yard/snapshot` && m.retain && m.bytes.length > 0, "yard's retained snapshot");
+    expect(late.seen.filter((m) => m.topic === oldSnapshot)).to.deep.equal([]);
     expect(late.seen.filter((m) => m.topic.startsWith(`${BASE}/cameras/gate.1/`) || m.topic.includes('/gate_1_'))).to.deep.equal([]);
   });
 });

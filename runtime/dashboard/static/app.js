@@ -207,8 +207,8 @@ function Status() {
 function TryClip({ session, watch, cameras }) {
   const [tenant, setTenant] = useState(session.tenants[0] ?? '');
   const [camera, setCamera] = useState('');
-  // the cameras of the chosen tenant: the clip gets that camera's masks, zones and labels
-  const choices = (cameras ?? []).filter((c) => c.tenant === tenant);
+  // the configured cameras of the chosen tenant: the clip gets that camera's masks, zones and labels
+  const choices = (cameras ?? []).filter((c) => c.tenant === tenant && c.configured);
   const [progress, setProgress] = useState(null);
   const [message, setMessage] = useState('');
   const [error, setError] = useState('');

@@ -77,7 +77,7 @@ describe('vigil doctor', function () {
       storage: { data_dir: path.join(dir, 'data') },
       retention: { min_free_bytes: 1024 },
       cameras: [
-        { id: 'drive', url: rtsp.url, timeout_s: 10 },
+        { id: 'drive', url: rtsp.url, timeout_s: 20 },
         { id: 'gone', url: `rtsp://127.0.0.1:${closedPort}/cam`, timeout_s: 2 },
         { id: 'porch', url: mjpeg.url(), username: 'installer', password: 'a-wrong-password', timeout_s: 5 },
         { id: 'hung', url: `http://127.0.0.1:${silent.port}/video.mjpg`, timeout_s: 2 },
@@ -90,7 +90,7 @@ describe('vigil doctor', function () {
       expect(code).to.equal(1);
       const lines = stdout.split('\n').filter((l) => /^(ok|FAIL)\s+camera\s/.test(l));
       expect(lines, stdout).to.have.length(4); // a camera that only posts clips has nothing to check
-      expect(stdout).to.match(new RegExp(`^ok\\s+camera\\s+drive \\(rtsp://127\\.0\\.0\\.1:${rtsp.clientPort}/cam\\): reachable, h264 320x\\d+ readable in [\\d.]+ s \\(timeout_s 10 s\\)$`, 'm'));
+      expect(stdout).to.match(new RegExp(`^ok\\s+camera\\s+drive \\(rtsp://127\\.0\\.0\\.1:${rtsp.clientPort}/cam\\): reachable, h264 320x\\d+ readable in [\\d.]+ s \\(timeout_s 20 s\\)$`, 'm'), stdout);
       expect(stdout).to.match(new RegExp(`^FAIL\\s+camera\\s+gone \\(rtsp://127\\.0\\.0\\.1:${closedPort}/cam\\): unreachable \\(ECONNREFUSED\\)\\n\\s+-> check that the camera is powered`, 'm'));
       expect(stdout).to.match(/^FAIL\s+camera\s+porch \(http:\/\/127\.0\.0\.1:\d+\/video\.mjpg\): reachable, stream not readable: .*401.*\n\s+-> check the camera's username and password/m);
       expect(stdout).to.match(/^FAIL\s+camera\s+hung \(http:\/\/127\.0\.0\.1:\d+\/video\.mjpg\): reachable, but no video within timeout_s \(2 s\)\n\s+-> check the stream path/m);

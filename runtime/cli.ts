@@ -20,8 +20,9 @@ commands:
   models list                    installed packs, the active one and the rollback target
   models activate NAME@VERSION   make an installed pack active (a running daemon swaps)
   models rollback                make the previously active pack active again
-  classify FILE                  classify one clip with the active pack and print the result JSON
-  doctor                         check ffmpeg, the model pack, the accelerator, disk, broker and webhooks
+  classify FILE [--camera ID]    classify one clip with the active pack and print the result JSON
+                                 (--camera: with that camera's masks, zones and label filters)
+  doctor                         check ffmpeg, the model pack, the accelerator, disk, broker, webhooks and cameras
 
 Every command takes --config FILE (the daemon's config: data folder, model source).
 `;
@@ -59,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
       pack: { type: 'string' },
       source: { type: 'string' },
+      camera: { type: 'string' },
     },
   });
   const [command, sub, arg] = positionals;
@@ -111,9 +113,10 @@ async function main(argv: string[]): Promise<number> {
       if (!sub) break;
       const config = loadConfig(values.config);
       const { classifyFile } = await import('./models/commands.js');
-      const { clip, analysis } = await classifyFile(config, sub, await stderrLogger(config.log.level));
+      const { clip, analysis } = await classifyFile(config, sub, await stderrLogger(config.log.level), values.camera);
       const { stats, ...result } = analysis;
-      process.stdout.write(JSON.stringify({ file: sub, duration_seconds: Math.round(clip.duration), ...result, stats }, null, 2) + '\n');
+      const camera = values.camera === undefined ? {} : { camera_id: values.camera };
+      process.stdout.write(JSON.stringify({ file: sub, ...camera, duration_seconds: Math.round(clip.duration), ...result, stats }, null, 2) + '\n');
       return analysis ? 0 : 1;
     }
   }

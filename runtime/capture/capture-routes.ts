@@ -18,12 +18,14 @@ export interface CaptureRoutesDeps {
   syncTimeoutMs: number;
   /** extra checks before recording (e.g. disk pressure -> 507) */
   admission?: (ctx: Context) => Promise<void>;
+  /** mounted again under this prefix (the dashboard's capture button: /dashboard) */
+  prefix?: string;
 }
 
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 export function captureRoutes(deps: CaptureRoutesDeps): Router {
-  const router = new Router();
+  const router = new Router(deps.prefix ? { prefix: deps.prefix } : {});
 
   router.post('/api/cameras/:camera/capture', async (ctx) => {
     const camera = deps.capture.camera(ctx.params.camera, ctx.state.tenant);

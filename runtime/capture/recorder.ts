@@ -35,7 +35,8 @@ export async function urlWithAddress(url: string): Promise<string> {
 }
 
 
-function inputArgs(camera: Camera): string[] {
+/** ffmpeg's (and ffprobe's) input options for the camera: its socket timeout, and wall-clock timestamps for HTTP streams. */
+export function inputArgs(camera: Camera): string[] {
   const timeoutUs = String(Math.round(camera.timeoutS * 1e6));
   const protocol = new URL(camera.url).protocol;
   if (protocol === 'rtsp:' || protocol === 'rtsps:') {
@@ -60,7 +61,7 @@ export function recordArgs(camera: Camera, inputUrl: string, outFile: string): s
 }
 
 /** The last meaningful line ffmpeg wrote, with the credentials taken out. */
-function reason(stderr: string, camera: Camera, args: string[]): string {
+export function reason(stderr: string, camera: Camera, args: string[]): string {
   let line = stderr.trim().split('\n').filter(Boolean).pop() ?? '';
   const inputUrl = args[args.indexOf('-i') + 1];
   line = line.split(inputUrl).join(redactedUrl(camera.url));

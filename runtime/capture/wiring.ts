@@ -1,5 +1,6 @@
 // Builds the capture parts from the config: the camera capture feature with its
-// tenant route, and one watch-folder feature per configured folder.
+// tenant route (also for the dashboard), and one watch-folder feature per configured folder.
+import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Mount } from '../api/server.js';
 import type { Config } from '../config/schema.js';
@@ -25,7 +26,7 @@ export interface CaptureWiringDeps {
   admission?: (ctx: Context) => Promise<void>;
 }
 
-export function buildCapture(config: Config, deps: CaptureWiringDeps): { features: Feature[]; mount: Mount } {
+export function buildCapture(config: Config, deps: CaptureWiringDeps): { features: Feature[]; mount: Mount; dashboardRouter: Router } {
   const capture = new CameraCapture({
     cameras: resolveCameras(config),
     intake: deps.intake, store: deps.store, files: deps.files, bus: deps.bus,
@@ -35,10 +36,15 @@ export function buildCapture(config: Config, deps: CaptureWiringDeps): { feature
   const watchers = resolveWatchFolders(config).map(
     (folder) => new WatchFolderFeature({ folder, intake: deps.intake, files: deps.files, log: deps.log.child('watch') }),
   );
-  const router = captureRoutes({
+  const routeDeps = {
     capture, store: deps.store, bus: deps.bus,
     syncTimeoutMs: config.server.sync_timeout_s * 1000,
     admission: deps.admission,
-  });
-  return { features: [capture, ...watchers], mount: { access: 'tenant', router } };
+  };
+  // the same route under /dashboard answers the dashboard's capture button (session cookie)
+  return {
+    features: [capture, ...watchers],
+    mount: { access: 'tenant', router: captureRoutes(routeDeps) },
+    dashboardRouter: captureRoutes({ ...routeDeps, prefix: '/dashboard' }),
+  };
 }

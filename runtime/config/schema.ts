@@ -27,6 +27,8 @@ export const tenantSchema = z.strictObject({
 export const serverSchema = z.strictObject({
   host: z.string().min(1).default('127.0.0.1'),
   port: port.default(8080),
+  /** the address people open the dashboard at (http://gateway.local:8080/), linked from Home Assistant's device pages; empty: derived from host and port when they are reachable from elsewhere */
+  public_url: z.union([z.url({ protocol: /^https?$/ }), z.literal('')]).default(''),
   /** largest accepted upload, bytes (413 beyond) */
   max_upload_bytes: positiveInt.default(512 * 1024 * 1024),
   /** how long POST /api/classify?sync=true waits for the final result before answering 202 */

@@ -1,6 +1,7 @@
 // Live updates for open dashboards: a server-sent event stream per page that
 // carries the same result JSON as GET /api/result/<id> (toResultJson) when a
-// clip is accepted, starts and becomes final, and the id of a deleted one.
+// clip is accepted, starts and becomes final, the id of a deleted one, and a
+// "deliveries" event when a delivery ended (the page then asks for its view).
 // A tenant's stream carries only that tenant's classifications. Streams end
 // in stop() (else HttpServer.stop() would cut them after 2 s) and when their
 // session signs out. Streams hold a connection each without a socket timeout,
@@ -23,12 +24,15 @@ interface Stream {
 
 /** a comment line this often keeps proxies and phones from closing an idle stream */
 const HEARTBEAT_MS = 25_000;
+/** a burst of deliveries (one result to several webhooks) makes one "deliveries" event */
+const DELIVERIES_MS = 300;
 
 export class DashboardEvents implements Feature {
   readonly name = 'dashboard-events';
   private readonly streams = new Set<Stream>();
   private unsubscribe: Array<() => void> = [];
   private heartbeat: NodeJS.Timeout | undefined;
+  private deliveriesSoon: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: {
@@ -49,6 +53,7 @@ export class DashboardEvents implements Feature {
       bus.on('job.started', sendResult),
       bus.on('result.final', sendResult),
       bus.on('classification.deleted', ({ id, tenant }) => this.send(tenant, 'deleted', { id })),
+      bus.on('delivery.finished', () => this.deliveriesChanged()),
     ];
     this.heartbeat = setInterval(() => this.sweep(), HEARTBEAT_MS);
     this.heartbeat.unref();
@@ -58,6 +63,7 @@ export class DashboardEvents implements Feature {
     for (const off of this.unsubscribe) off();
     this.unsubscribe = [];
     clearInterval(this.heartbeat);
+    clearTimeout(this.deliveriesSoon);
     for (const stream of this.streams) stream.out.end();
     this.streams.clear();
   }
@@ -116,6 +122,20 @@ export class DashboardEvents implements Feature {
       if (stream.session.tenant !== null && stream.session.tenant !== tenant) continue;
       stream.out.write(text);
     }
+  }
+
+  /**
+   * Tells every page that deliveries changed, at most once per DELIVERIES_MS: the
+   * page asks GET .../deliveries for its own (tenant's) view, so the event
+   * carries nothing of any tenant.
+   */
+  private deliveriesChanged(): void {
+    if (this.deliveriesSoon) return;
+    this.deliveriesSoon = setTimeout(() => {
+      this.deliveriesSoon = undefined;
+      for (const stream of this.streams) stream.out.write('event: deliveries\ndata: {}\n\n');
+    }, DELIVERIES_MS);
+    this.deliveriesSoon.unref();
   }
 
   private sweep(): void {

@@ -1,6 +1,6 @@
 // The dashboard's JSON API under /dashboard/api (session cookie, see guard.ts):
 // sign-in and sign-out, the status, recent classifications, live events,
-// deliveries, cameras and watch folders, and the model packs. The per-clip
+// deliveries, camera cards (camera-cards.ts) and watch folders, and the model packs. The per-clip
 // routes (upload, result, highlight, delete) are the API's own handlers
 // mounted again under /dashboard (see wiring.ts), so they answer the same JSON.
 import fs from 'node:fs';
@@ -11,7 +11,7 @@ import { koaBody } from 'koa-body';
 import { z } from 'zod';
 import { ApiError } from '../api/errors.js';
 import type { Keys } from '../api/auth.js';
-import type { Camera, WatchFolder } from '../capture/resolve.js';
+import type { WatchFolder } from '../capture/resolve.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
 import { redactDeep, redactSecrets, redactedUrl, urlOrigin } from '../core/redact.js';
@@ -21,6 +21,7 @@ import { modelsActivate, modelsPull, modelsRollback, packStoreOf } from '../mode
 import type { GatewayOverview } from '../ops/overview.js';
 import type { Queryable } from '../store/db.js';
 import { toResultJson } from '../store/result-json.js';
+import { cameraCards } from './camera-cards.js';
 import type { DashboardEvents } from './events.js';
 import { requireSameOrigin, sessionGuard } from './guard.js';
 import { deliveryKey, deliveryStates, lastCapture, recentClassifications, type DeliveryState } from './queries.js';
@@ -37,7 +38,6 @@ export interface DashboardRoutesDeps {
   status: GatewayOverview;
   events: DashboardEvents;
   integrations: Integrations;
-  cameras: Camera[];
   watchFolders: WatchFolder[];
   log: Logger;
 }
@@ -164,9 +164,7 @@ export function dashboardRoutes(deps: DashboardRoutesDeps): { router: Router; gu
     const mine = <T extends { tenant: string }>(list: T[]) => list.filter((x) => tenant === null || x.tenant === tenant);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = redactDeep({
-      cameras: await Promise.all(mine(deps.cameras).map(async (c) => ({
-        id: c.id, tenant: c.tenant, url: redactedUrl(c.url), last_capture_at: await lastCapture(deps.db, c.tenant, c.id),
-      }))),
+      cameras: await cameraCards(deps.db, deps.config, [...deps.tenants.keys()], tenant),
       watch_folders: await Promise.all(mine(deps.watchFolders).map(async (w) => ({
         path: w.path, tenant: w.tenant, camera_id: w.cameraId, last_capture_at: await lastCapture(deps.db, w.tenant, w.cameraId),
       }))),

@@ -1,10 +1,11 @@
 // Builds the dashboard for the composition root: its mounts on the one HTTP
 // server (the page and sign-in, its JSON API, and the API's per-clip routes
 // again under /dashboard behind the session cookie) and its live-event feature.
+import type Router from '@koa/router';
 import type { Keys } from '../api/auth.js';
 import { classificationRoutes, type ClassificationRoutesDeps } from '../api/classification-routes.js';
 import type { Mount } from '../api/server.js';
-import { resolveCameras, resolveWatchFolders } from '../capture/resolve.js';
+import { resolveWatchFolders } from '../capture/resolve.js';
 import type { Config } from '../config/schema.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
@@ -25,6 +26,8 @@ export interface DashboardDeps {
   db: Database;
   status: GatewayOverview;
   classification: Omit<ClassificationRoutesDeps, 'prefix'>;
+  /** POST /dashboard/api/cameras/<id>/capture: the capture route under /dashboard */
+  capture: Router;
   log: Logger;
 }
 
@@ -39,7 +42,6 @@ export function buildDashboard(config: Config, deps: DashboardDeps): { features:
   const api = dashboardRoutes({
     config, keys: deps.keys, sessions, tenants: deps.tenants, db: deps.db, status: deps.status, events,
     integrations: new Integrations(deps.db),
-    cameras: resolveCameras(config),
     watchFolders: resolveWatchFolders(config),
     log,
   });
@@ -51,6 +53,7 @@ export function buildDashboard(config: Config, deps: DashboardDeps): { features:
       { access: 'public', router: signInRoutes({ keys: deps.keys, sessions, throttle: new SignInThrottle(limits.sign_in_failures_per_min), log }) },
       { access: 'tenant', guard: api.guard, router: api.router },
       { access: 'tenant', guard: (ctx, next) => api.guard(ctx, () => requireTenantChoice(ctx, next)), router: perClip },
+      { access: 'tenant', guard: (ctx, next) => api.guard(ctx, () => requireTenantChoice(ctx, next)), router: deps.capture },
     ],
   };
 }

@@ -72,6 +72,8 @@ export const mqttSchema = z.strictObject({
       enabled: z.boolean().default(true),
       /** Home Assistant's discovery prefix */
       prefix: z.string().regex(/^[^#+]+$/, 'no MQTT wildcards').default('homeassistant'),
+      /** seconds a detection sensor (intrusion, person, vehicle, animal) stays on after the result that set it: about a clip's length */
+      off_delay_s: z.number().int().min(1).max(3600).default(10),
     })
     .prefault({}),
   qos: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(1),

@@ -23,10 +23,13 @@ import type { MediaFiles } from '../store/media-files.js';
 import { toResultJson } from '../store/result-json.js';
 import { Backoff } from './backoff.js';
 import type { MqttConfig } from './config.js';
-import { discoveryMessages, discoveryPattern, type DiscoveryCamera } from './ha-discovery.js';
+import { cameraSignals, DETECTION_KINDS, type DetectionKind } from './camera-signals.js';
+import { discoveryMessages, discoveryPattern, staleStateTopics, type DiscoveryCamera } from './ha-discovery.js';
 import type { Outbox, OutboxRow } from './outbox.js';
 
 const BATCH = 20;
+/** a burst of queue changes makes one status message */
+const STATUS_DEBOUNCE_MS = 500;
 
 export interface MqttTopics {
   /** <prefix>/<gateway id>: the root of every topic of this gateway */
@@ -41,6 +44,16 @@ export interface MqttTopics {
   cameraState(camera: string): string;
   /** retained JPEG of the camera's last result */
   cameraSnapshot(camera: string): string;
+  /** retained ON / OFF of one detection sensor (ON with a result that has it, OFF after the off delay) */
+  cameraDetection(camera: string, kind: DetectionKind): string;
+  /** every final result of the camera as a Home Assistant event (not retained) */
+  cameraEvent(camera: string): string;
+  /** retained {problem, error_code, error_msg, time, result_id}: set by a failed capture, cleared by a good result */
+  cameraProblem(camera: string): string;
+  /** a message here asks for a recording */
+  cameraCapture(camera: string): string;
+  /** the camera id of any topic under cameras/, or undefined */
+  cameraOf(topic: string): string | undefined;
   /** the camera id of a capture request topic, or undefined for any other topic */
   captureCamera(topic: string): string | undefined;
 }
@@ -67,6 +80,11 @@ export function mqttTopics(prefix: string, gatewayId: string): MqttTopics {
     cameraResult: (camera) => `${cameras}${camera}/result`,
     cameraState: (camera) => `${cameras}${camera}/state`,
     cameraSnapshot: (camera) => `${cameras}${camera}/snapshot`,
+    cameraDetection: (camera, kind) => `${cameras}${camera}/${kind}`,
+    cameraEvent: (camera) => `${cameras}${camera}/event`,
+    cameraProblem: (camera) => `${cameras}${camera}/problem`,
+    cameraCapture: (camera) => `${cameras}${camera}/capture`,
+    cameraOf: (topic) => (topic.startsWith(cameras) ? topic.slice(cameras.length).split('/')[0] || undefined : undefined),
     captureCamera: (topic) => {
       if (!topic.startsWith(cameras) || !topic.endsWith('/capture')) return undefined;
       return topic.slice(cameras.length, -'/capture'.length);
@@ -116,6 +134,8 @@ export interface MqttPublisherDeps {
   cameraOwners: Map<string, string>;
   /** the runtime's version, shown on the gateway's Home Assistant device */
   version: string;
+  /** the dashboard's address for Home Assistant's device pages; empty: none */
+  configurationUrl: string;
   log: Logger;
 }
 
@@ -131,6 +151,9 @@ export class MqttPublisher implements Feature {
   private readonly gatewayId: string;
   /** discovery topic -> payload of the entities configured now */
   private readonly discovery: Map<string, string>;
+  /** detection topic -> the timer that sends its OFF */
+  private readonly offTimers = new Map<string, NodeJS.Timeout>();
+  private statusSoon: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: MqttPublisherDeps) {
     this.gatewayId = gatewayIdOf(deps.config);
@@ -142,6 +165,8 @@ export class MqttPublisher implements Feature {
           topics: this.topics,
           cameras: deps.cameras,
           swVersion: deps.version,
+          offDelayS: deps.config.discovery.off_delay_s,
+          configurationUrl: deps.configurationUrl,
         })
       : new Map();
     this.backoff = new Backoff(deps.config.reconnect.initial_s * 1000, deps.config.reconnect.max_s * 1000);
@@ -157,8 +182,14 @@ export class MqttPublisher implements Feature {
       bus.on('outbox.ready', () => this.pump()),
       bus.on('model.activated', (model) => {
         this.model = model;
-        void this.publishStatus();
+        this.statusChanged();
       }),
+      // the queue and outbox figures change with these: the status follows within STATUS_DEBOUNCE_MS
+      bus.on('job.accepted', () => this.statusChanged()),
+      bus.on('job.started', () => this.statusChanged()),
+      bus.on('result.final', () => this.statusChanged()),
+      bus.on('delivery.finished', () => this.statusChanged()),
+      bus.on('classification.deleted', () => this.statusChanged()),
     ];
     const client = mqtt.connect(config.url, options);
     this.client = client;
@@ -191,13 +222,19 @@ export class MqttPublisher implements Feature {
     this.stopping = true;
     for (const off of this.unsubscribe) off();
     if (this.statusTimer) clearInterval(this.statusTimer);
+    if (this.statusSoon) clearTimeout(this.statusSoon);
     await this.outboxPump.idle();
     const client = this.client;
+    const active = [...this.offTimers.keys()];
+    for (const timer of this.offTimers.values()) clearTimeout(timer);
+    this.offTimers.clear();
     if (!client) return;
     this.client = undefined;
     if (client.connected) {
-      // The status says the stop was on purpose; availability is Home Assistant's "offline" either way.
-      await this.publish(client, this.topics.status, JSON.stringify({ state: 'stopped', time: new Date().toISOString() }), true).catch(() => {});
+      // No detection stays on while the gateway is away.
+      await Promise.all(active.map((topic) => this.publish(client, topic, 'OFF', true))).catch(() => {});
+      // The status says the stop was on purpose, in the shape it always has; availability is Home Assistant's "offline" either way.
+      await this.publish(client, this.topics.status, JSON.stringify(await this.statusMessage('stopped')), true).catch(() => {});
       await this.publish(client, this.topics.availability, 'offline', true).catch(() => {});
       await client.endAsync().catch(() => {});
       this.deps.bus.emit('mqtt.connection', { connected: false });
@@ -211,6 +248,7 @@ export class MqttPublisher implements Feature {
       await this.publish(client, this.topics.availability, 'online', true);
       await client.subscribeAsync(this.topics.capture, { qos: this.deps.config.qos });
       await this.publishDiscovery(client);
+      await this.publishDetectionsOff(client);
     } catch (err) {
       this.deps.log.warn('MQTT setup after connect failed', { error: errorMessage(err) });
     }
@@ -244,8 +282,33 @@ export class MqttPublisher implements Feature {
   private onDiscoveryConfig(topic: string, payload: Buffer): void {
     const client = this.client;
     if (!payload.length || this.discovery.has(topic) || !client?.connected) return;
-    this.deps.log.info('removing a Home Assistant entity that is no longer configured', { topic });
-    this.publish(client, topic, '', true).catch((err) => this.deps.log.warn('could not remove a stale discovery config', { topic, error: errorMessage(err) }));
+    // its retained state topics (a removed camera's state, snapshot, sensors) go with it
+    const configured = new Set(this.deps.cameras.map((c) => c.id));
+    const states = staleStateTopics(payload.toString(), this.topics, configured);
+    this.deps.log.info('removing a Home Assistant entity that is no longer configured', { topic, states });
+    for (const t of [topic, ...states]) {
+      this.publish(client, t, '', true).catch((err) => this.deps.log.warn('could not remove a stale retained message', { topic: t, error: errorMessage(err) }));
+    }
+  }
+
+  /** Retained OFF for each configured camera's detection sensors not on now (an ON left by a crash or a kill). */
+  private async publishDetectionsOff(client: MqttClient): Promise<void> {
+    const topics = this.deps.cameras.flatMap((c) => DETECTION_KINDS.map((kind) => this.topics.cameraDetection(c.id, kind)));
+    await Promise.all(topics.filter((t) => !this.offTimers.has(t)).map((t) => this.publish(client, t, 'OFF', true)));
+  }
+
+  /** A detection sensor goes OFF off_delay_s after its last ON (a later ON starts the delay again), so each detection is a new change. */
+  private armOff(topic: string): void {
+    const previous = this.offTimers.get(topic);
+    if (previous) clearTimeout(previous);
+    const timer = setTimeout(() => {
+      this.offTimers.delete(topic);
+      const client = this.client;
+      if (this.stopping || !client?.connected) return; // the next connect sends OFF
+      this.publish(client, topic, 'OFF', true).catch((err) => this.deps.log.warn('could not turn a detection sensor off', { topic, error: errorMessage(err) }));
+    }, this.deps.config.discovery.off_delay_s * 1000);
+    timer.unref();
+    this.offTimers.set(topic, timer);
   }
 
   /** Publishes pending result rows, oldest first, while connected. */
@@ -275,10 +338,12 @@ export class MqttPublisher implements Feature {
     if (!classification) return true; // deleted meanwhile
     try {
       const json = JSON.stringify(toResultJson(classification));
+      const camera = this.cameraMessages(classification, json);
       await Promise.all([
         this.publish(client, this.topics.result(row.tenant), json, false),
-        ...this.cameraMessages(classification, json).map(([topic, payload, retain]) => this.publish(client, topic, payload, retain)),
+        ...camera.map(([topic, payload, retain]) => this.publish(client, topic, payload, retain)),
       ]);
+      for (const [topic, payload] of camera) if (payload === 'ON' && this.isDetection(topic)) this.armOff(topic);
     } catch (err) {
       await this.deps.outbox.markUnanswered(row.id, errorMessage(err), Date.now());
       return false;
@@ -298,15 +363,23 @@ export class MqttPublisher implements Feature {
     const camera = row.camera_id;
     if (!camera || this.deps.cameraOwners.get(camera) !== row.tenant || !cameraId.safeParse(camera).success) return [];
     const state = { risk: row.risk, labels: JSON.parse(row.labels) as string[], time: row.created_at, result_id: row.id, error_code: row.error_code };
+    // Home Assistant's: the event, the detection sensors it turns on, the camera's problem
+    const signals = cameraSignals(row);
     const messages: Array<[string, string | Buffer, boolean]> = [
       [this.topics.cameraResult(camera), json, false],
       [this.topics.cameraState(camera), JSON.stringify(state), true],
     ];
+    // the snapshot goes first, so an automation fired by the event or a sensor finds this result's image
     try {
       messages.push([this.topics.cameraSnapshot(camera), fs.readFileSync(this.deps.files.snapshotPath(row.id)), true]);
     } catch {
       /* no snapshot (highlight rendering off or failed): the previous one stays */
     }
+    messages.push(
+      [this.topics.cameraEvent(camera), JSON.stringify(signals.event), false],
+      ...signals.detected.map((kind): [string, string, boolean] => [this.topics.cameraDetection(camera, kind), 'ON', true]),
+    );
+    if (signals.problem) messages.push([this.topics.cameraProblem(camera), JSON.stringify(signals.problem), true]);
     return messages;
   }
 
@@ -323,25 +396,44 @@ export class MqttPublisher implements Feature {
     });
   }
 
+  private isDetection(topic: string): boolean {
+    const camera = this.topics.cameraOf(topic);
+    return camera !== undefined && DETECTION_KINDS.some((kind: DetectionKind) => topic === this.topics.cameraDetection(camera, kind));
+  }
+
+  /** Something the status shows changed: publish it soon, once for a burst of changes. */
+  private statusChanged(): void {
+    if (this.statusSoon || this.stopping) return;
+    this.statusSoon = setTimeout(() => {
+      this.statusSoon = undefined;
+      void this.publishStatus();
+    }, STATUS_DEBOUNCE_MS);
+    this.statusSoon.unref();
+  }
+
+  /** The status in the same shape in every state, so templates such as value_json.queue.queued always render. */
+  private async statusMessage(state: 'online' | 'stopped'): Promise<Record<string, unknown>> {
+    const [jobs, outbox, disk] = await Promise.all([
+      this.deps.store.jobCounts().catch(() => ({ queued: 0, running: 0 })),
+      this.deps.outbox.summary().catch(() => ({ pending: 0, delivered: 0, dropped: 0 })),
+      volumeSpace(this.deps.dataDir).catch(() => undefined),
+    ]);
+    return {
+      state,
+      time: new Date().toISOString(),
+      queue: { queued: jobs.queued, running: jobs.running },
+      model: this.model ? { name: this.model.name, version: this.model.version } : null,
+      backend: this.model?.backend ?? null,
+      disk: disk ? { free_bytes: disk.freeBytes, total_bytes: disk.totalBytes } : null,
+      outbox: { pending: outbox.pending, delivered: outbox.delivered, dropped: outbox.dropped },
+    };
+  }
+
   private async publishStatus(): Promise<void> {
     const client = this.client;
     if (this.stopping || !client?.connected) return;
     try {
-      const [jobs, outbox, disk] = await Promise.all([
-        this.deps.store.jobCounts(),
-        this.deps.outbox.summary(),
-        volumeSpace(this.deps.dataDir).catch(() => undefined),
-      ]);
-      const status = {
-        state: 'online',
-        time: new Date().toISOString(),
-        queue: { queued: jobs.queued, running: jobs.running },
-        model: this.model ? { name: this.model.name, version: this.model.version } : null,
-        backend: this.model?.backend ?? null,
-        disk: disk ? { free_bytes: disk.freeBytes, total_bytes: disk.totalBytes } : null,
-        outbox: { pending: outbox.pending, delivered: outbox.delivered, dropped: outbox.dropped },
-      };
-      await this.publish(client, this.topics.status, JSON.stringify(status), true);
+      await this.publish(client, this.topics.status, JSON.stringify(await this.statusMessage('online')), true);
     } catch (err) {
       this.deps.log.debug('status message not published', { error: errorMessage(err) });
     }

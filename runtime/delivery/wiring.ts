@@ -11,6 +11,7 @@ import type { Logger } from '../core/log.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import type { Database } from '../store/db.js';
 import type { MediaFiles } from '../store/media-files.js';
+import { dashboardUrl } from '../dashboard/url.js';
 import { OutboxDropPolicy } from './drop-policy.js';
 import { Integrations } from './integrations.js';
 import { Outbox } from './outbox.js';
@@ -47,10 +48,10 @@ export async function buildDelivery(
   if (config.mqtt.enabled) {
     // the broker client is loaded only when MQTT is on (it is the largest module the daemon would load)
     const { MqttPublisher } = await import('./mqtt-publisher.js');
-    const cameras = config.cameras.map((c) => ({ id: c.id, name: c.name || c.id }));
+    const cameras = config.cameras.map((c) => ({ id: c.id, name: c.name || c.id, records: Boolean(c.url) }));
     features.push(new MqttPublisher({
       outbox, store, bus, config: config.mqtt, dataDir: deps.dataDir, files: deps.files, cameras, cameraOwners: cameraOwners(config),
-      version: deps.version, log: log.child('mqtt'),
+      version: deps.version, configurationUrl: dashboardUrl(config.server), log: log.child('mqtt'),
     }));
   }
   const router = adminRoutes({

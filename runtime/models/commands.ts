@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { EventBus } from '../core/bus.js';
 import type { Logger } from '../core/log.js';
+import type { CameraRules } from '../core/analysis.js';
 import { probeClip } from '../pipeline/probe.js';
 import { bundledManifest } from './manifest.js';
 import { ModelService } from './model-service.js';
@@ -55,7 +56,17 @@ export function modelsRollback(config: Config): string {
 }
 
 /** Classifies one clip with the active pack and returns its analysis. */
-export async function classifyFile(config: Config, file: string, log: Logger) {
+/** Classifies one clip; with a camera id, with that camera's masks, zones and label filters, as the daemon does for its clips. */
+export async function classifyFile(config: Config, file: string, log: Logger, camera?: string) {
+  if (camera !== undefined && !config.cameras.some((c) => c.id === camera)) {
+    const known = config.cameras.map((c) => c.id);
+    throw new Error(`no camera "${camera}" in cameras: of the config (${known.length ? `configured: ${known.join(', ')}` : 'none configured'})`);
+  }
+  const entry = config.cameras.find((c) => c.id === camera);
+  // the rules the daemon applies to the camera's own clips
+  const rules: CameraRules | undefined = entry && {
+    masks: entry.masks, zones: entry.zones, labels: entry.labels, ...(entry.intrusion_labels ? { intrusionLabels: entry.intrusion_labels } : {}),
+  };
   // One clip: one interpreter worker is enough, and its start-up is the fixed cost of the command.
   const inference = { ...config.inference, workers: 1 };
   const service = new ModelService({ models: config.models, inference, dataDir: path.resolve(config.storage.data_dir), oneShot: true }, new EventBus(log), log);
@@ -68,7 +79,7 @@ export async function classifyFile(config: Config, file: string, log: Logger) {
     const clip = await probing;
     const lease = await service.acquire();
     try {
-      return { clip, analysis: await lease.classifier.classify(clip, new AbortController().signal) };
+      return { clip, analysis: await lease.classifier.classify(clip, new AbortController().signal, rules) };
     } finally {
       lease.release();
     }

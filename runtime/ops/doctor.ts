@@ -13,6 +13,8 @@ import { silentLogger } from '../core/log.js';
 import { trimCHeap } from '../core/malloc-trim.js';
 import { runTool, spawnsWithoutFork } from '../core/spawn.js';
 import { ffmpegPath, ffprobePath } from '../core/tools.js';
+import { checkCamera } from '../capture/camera-check.js';
+import { resolveCameras } from '../capture/resolve.js';
 import { clientOptions, gatewayIdOf, mqttTopics } from '../delivery/mqtt-publisher.js';
 import { captionFont } from '../highlight/font.js';
 import { chooseBackend, findEdgeTpuLibrary } from '../inference/backends.js';
@@ -143,6 +145,12 @@ export function doctorChecks(config: Config): Array<[string, Check]> {
       } finally {
         client.end(true);
       }
+    }],
+    // cameras get a connect and one frame read to nowhere (capture/camera-check.ts)
+    ['camera', async () => {
+      const cameras = resolveCameras(config);
+      if (cameras.length === 0) return { check: 'camera', ok: true, detail: 'no camera to record from (none in cameras: has a url)' };
+      return Promise.all(cameras.map(async (camera) => ({ check: 'camera', ...(await checkCamera(camera)) })));
     }],
     ['webhooks', async () => {
       const urls = await webhookUrls(config, dataDir);

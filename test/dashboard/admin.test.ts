@@ -93,12 +93,14 @@ describe('dashboard for the admin: deliveries, cameras, model packs', function (
     await page.locator('#recent button.result', { hasText: 'porch' }).waitFor({ timeout: 60_000 });
     await page.reload();
     const cameras = page.locator('#cameras');
-    await cameras.locator('tbody tr').nth(1).waitFor();
-    const gate = await cameras.locator('tr', { hasText: 'gate' }).innerText();
-    expect(gate).to.include('tenant-b').and.include('rtsp://127.0.0.1:9/stream');
-    expect(await cameras.innerText()).not.to.include('camera-secret');
+    await cameras.locator('tbody tr').first().waitFor();
+    const gate = await cameras.locator('li.camera[data-camera="gate"]').innerText();
+    expect(gate).to.include('tenant-b').and.match(/rtsp:\/\/(\*\*\*@)?127\.0\.0\.1:9\/stream/);
+    expect(await cameras.innerText()).not.to.include('camera-secret').and.not.include('camera-user');
     const porch = await cameras.locator('tr', { hasText: 'porch' }).innerText();
     expect(porch).to.include(folder).and.include('tenant-a').and.not.match(/\t–$/);
+    // the folder's camera has a card of its own, with the clip's snapshot
+    await cameras.locator('li.camera[data-camera="porch"] .thumb img').waitFor();
   });
 
   it('pulls, activates and rolls back model packs with the CLI checks', async () => {
@@ -136,7 +138,7 @@ describe('dashboard for the admin: deliveries, cameras, model packs', function (
       await p.fill('#key', daemon.otherTenantKey);
       await p.click('button[type=submit]');
       await p.locator('#status .checks').waitFor();
-      await p.locator('#cameras tbody tr').first().waitFor();
+      await p.locator('#cameras li.camera').first().waitFor();
       expect(await p.locator('#models').count()).to.equal(0);
       expect(await p.locator('#cameras').innerText()).to.include('gate').and.not.include('porch');
       expect(await p.locator('#deliveries').innerText()).to.include('No webhook integration');

@@ -4,9 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import mqtt, { type MqttClient } from 'mqtt';
+import { MjpegCamera } from '../capture/cameras-support.js';
 import { TcpGate, TestBroker } from '../support/broker.js';
-import { stillClip, tempDir } from '../support/clips.js';
+import { stillClip, tempDir, walkerClip } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
+import { discoveryProblems } from './ha-schema.js';
 import { submit, waitForDeliveries } from './helpers.js';
 
 const PREFIX = 'vigil-test';
@@ -53,10 +55,14 @@ interface DiscoveryConfig extends Seen {
   body: Record<string, any>;
 }
 
-/** Waits for the retained discovery configs of the gateway (3 entities) and of the cameras (5 each), as Home Assistant reads them. */
+/** Every entity of a camera, and the capture button of one Vigil records from. */
+const CAMERA_ENTITIES = ['intrusion', 'person', 'vehicle', 'animal', 'result', 'problem', 'risk', 'labels', 'last_result', 'snapshot'];
+const entitiesOf = (camera: string) => [...CAMERA_ENTITIES, ...(camera === 'porch' ? ['capture'] : [])].map((e) => `${camera.replace(/[^A-Za-z0-9_-]/g, '_')}_${e}`);
+
+/** Waits for the retained discovery configs of the gateway (3 entities) and of the cameras, as Home Assistant reads them. */
 async function discovered(w: Watcher, cameras: string[]): Promise<DiscoveryConfig[]> {
   const objects = ['gateway_online', 'gateway_queue', 'gateway_backend'];
-  for (const c of cameras) for (const e of ['intrusion', 'person', 'risk', 'labels', 'snapshot']) objects.push(`${c.replace(/[^A-Za-z0-9_-]/g, '_')}_${e}`);
+  for (const c of cameras) objects.push(...entitiesOf(c));
   const found: DiscoveryConfig[] = [];
   for (const object of objects) {
     const m = await w.waitFor((x) => x.topic.startsWith(`${HA}/`) && x.topic.endsWith(`/vigil_${GATEWAY}/${object}/config`) && x.bytes.length > 0, `discovery of ${object}`);
@@ -67,11 +73,13 @@ async function discovered(w: Watcher, cameras: string[]): Promise<DiscoveryConfi
 
 const AVAILABILITY = `${BASE}/availability`;
 const STATUS = `${BASE}/status`;
-const CAMERAS = [{ id: 'yard', name: 'Back yard' }, { id: 'gate.1' }];
+const OFF_DELAY_S = 1;
 const mqttConfig = (url: string) => ({
-  enabled: true, url, prefix: PREFIX, gateway_id: GATEWAY, discovery: { prefix: HA },
-  qos: 1, status_interval_s: 1, reconnect: { initial_s: 0.2, max_s: 1 },
+  enabled: true, url, prefix: PREFIX, gateway_id: GATEWAY, discovery: { prefix: HA, off_delay_s: OFF_DELAY_S },
+  // long: every status message the tests wait for is one sent because something changed
+  qos: 1, status_interval_s: 3600, reconnect: { initial_s: 0.2, max_s: 1 },
 });
+const PUBLIC_URL = 'http://gateway.test:8080/';
 
 describe('MQTT delivery', function () {
   let broker: TestBroker;
@@ -79,6 +87,11 @@ describe('MQTT delivery', function () {
   let daemon: TestDaemon;
   let dir: string;
   let clip: string;
+  let walker: string;
+  /** the porch camera (MJPEG over HTTP) sits behind a gate too: closed, it cannot be recorded from */
+  let porch: MjpegCamera;
+  let porchGate: TcpGate;
+  let cameras: Array<Record<string, unknown>>;
   const watchers: Watcher[] = [];
   const watch = async () => {
     const w = await Watcher.connect(broker.url);
@@ -89,15 +102,25 @@ describe('MQTT delivery', function () {
   before(async () => {
     dir = tempDir();
     clip = await stillClip('owl.jpg', path.join(dir, 'owl.mp4'), 1, 5, 160);
+    walker = await walkerClip('grace_hopper.png', path.join(dir, 'walker.mp4'));
+    porch = await new MjpegCamera('installer', 'porch-secret').start(dir);
+    porchGate = await new TcpGate(porch.port).open();
+    cameras = [
+      { id: 'yard', name: 'Back yard' },
+      { id: 'gate.1' },
+      { id: 'porch', url: `http://127.0.0.1:${porchGate.port}/video.mjpg`, username: porch.username, password: porch.password, record_s: 1, timeout_s: 3 },
+    ];
     broker = await new TestBroker().start();
     // the daemon reaches the broker through a gate the test opens and closes
     gate = await new TcpGate(broker.port).open();
-    daemon = await new TestDaemon({ config: { mqtt: mqttConfig(`mqtt://127.0.0.1:${gate.port}`), cameras: CAMERAS } }).start();
+    daemon = await new TestDaemon({ config: { mqtt: mqttConfig(`mqtt://127.0.0.1:${gate.port}`), cameras, server: { public_url: PUBLIC_URL } } }).start();
   });
   after(async () => {
     for (const w of watchers) await w.close().catch(() => {});
     await daemon?.cleanup();
     await gate?.close();
+    await porchGate?.close();
+    await porch?.stop();
     await broker?.cleanup();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -156,45 +179,153 @@ describe('MQTT delivery', function () {
 
   it('announces the gateway and each configured camera to Home Assistant (retained, stable unique_ids), and every entity gets its state', async () => {
     const first = await watch();
-    const configs = await discovered(first, CAMERAS.map((c) => c.id));
+    const configs = await discovered(first, cameras.map((c) => c.id as string));
     for (const c of configs) {
       expect(c.retain, c.topic).to.equal(true);
       expect(c.body.device.identifiers, c.topic).to.be.an('array').that.is.not.empty;
+      expect(c.body.device.configuration_url, c.topic).to.equal(PUBLIC_URL);
+      expect(c.body.origin, c.topic).to.deep.include({ name: 'Vigil' });
     }
     expect(new Set(configs.map((c) => c.body.unique_id)).size).to.equal(configs.length);
     // a camera device per camera, under the gateway's device
     const yard = configs.filter((c) => c.topic.includes('/yard_'));
-    expect(yard.map((c) => c.topic.split('/')[1]).sort()).to.deep.equal(['binary_sensor', 'binary_sensor', 'camera', 'sensor', 'sensor']);
+    expect(yard.map((c) => c.topic.split('/')[1]).sort()).to.deep.equal([
+      'binary_sensor', 'binary_sensor', 'binary_sensor', 'binary_sensor', 'binary_sensor', 'event', 'image', 'sensor', 'sensor', 'sensor',
+    ]);
     expect(yard[0]!.body.device.name).to.equal('Back yard');
     expect(yard[0]!.body.device.via_device).to.equal(configs.find((c) => c.topic.includes('/gateway_online/'))!.body.device.identifiers[0]);
     expect(configs.find((c) => c.topic.includes('/gate_1_intrusion/'))!.body.device.name).to.equal('gate.1');
+    // only a camera Vigil records from has a capture button, on the topic the gateway listens to
+    expect(configs.filter((c) => c.topic.split('/')[1] === 'button').map((c) => c.body.command_topic)).to.deep.equal([`${BASE}/cameras/porch/capture`]);
+    const risk = configs.find((c) => c.topic.includes('/yard_risk/'))!.body;
+    expect(risk).to.include({ device_class: 'enum' });
+    expect(risk.options).to.include.members(['safe', 'danger', 'intrusion']);
+    for (const kind of ['intrusion', 'person', 'vehicle', 'animal']) {
+      expect(configs.find((c) => c.topic.includes(`/yard_${kind}/`))!.body.off_delay, kind).to.equal(OFF_DELAY_S);
+    }
 
-    // one result per camera (uploaded with its camera_id), then every state topic holds a retained message
+    // one result per posting camera (uploaded with its camera_id), then every state topic holds a retained message
     const ids: Record<string, string> = {};
-    for (const camera of CAMERAS) {
-      const res = await daemon.upload(clip, { flow: 'default', camera_id: camera.id });
+    for (const camera of ['yard', 'gate.1']) {
+      const res = await daemon.upload(clip, { flow: 'default', camera_id: camera });
       expect(res.status, await res.clone().text()).to.equal(202);
-      ids[camera.id] = ((await res.json()) as { id: string }).id;
-      await waitForDeliveries(daemon, ids[camera.id]!, (d) => d.find((x) => x.target === 'mqtt')?.state === 'delivered');
+      ids[camera] = ((await res.json()) as { id: string }).id;
+      await waitForDeliveries(daemon, ids[camera]!, (d) => d.find((x) => x.target === 'mqtt')?.state === 'delivered');
     }
     const late = await watch(); // what Home Assistant finds when it subscribes now
-    for (const c of configs) {
-      const topic = (c.body.state_topic ?? c.body.topic) as string;
+    for (const c of configs.filter((x) => !x.topic.includes('/porch_'))) {
+      const component = c.topic.split('/')[1];
+      if (component === 'event') continue; // events are not retained
+      const topic = (c.body.state_topic ?? c.body.image_topic) as string;
       expect(topic, c.topic).to.be.a('string');
       const state = await late.waitFor((m) => m.topic === topic && m.retain && m.bytes.length > 0, `the retained state of ${c.body.unique_id} on ${topic}`);
-      if (c.topic.startsWith(`${HA}/camera/`)) expect([...state.bytes.subarray(0, 2)], 'a JPEG').to.deep.equal([0xff, 0xd8]);
+      if (component === 'image') expect([...state.bytes.subarray(0, 2)], 'a JPEG').to.deep.equal([0xff, 0xd8]);
       if (c.body.availability_topic) expect(c.body.availability_topic).to.equal(AVAILABILITY);
     }
     const yardState = JSON.parse((await late.waitFor((m) => m.topic === `${BASE}/cameras/yard/state`, 'yard state')).text);
     expect(yardState).to.include({ result_id: ids.yard });
     expect(yardState.labels).to.be.an('array');
     expect(yardState.risk).to.be.oneOf(['safe', 'danger', 'intrusion']);
-    // results per camera as well as per tenant
+    // results per camera as well as per tenant, and an event for each
     const perCamera = await first.waitFor((m) => m.topic === `${BASE}/cameras/gate.1/result` && JSON.parse(m.text).id === ids['gate.1'], 'the per-camera result');
     expect(JSON.parse(perCamera.text).camera_id).to.equal('gate.1');
+    const event = JSON.parse((await first.waitFor((m) => m.topic === `${BASE}/cameras/gate.1/event`, 'the event')).text);
+    expect(event).to.include({ event_type: JSON.parse(perCamera.text).risk, result_id: ids['gate.1'] });
   });
 
-  it('leaves the last will "offline" on kill -9 and says "offline" (status "stopped") on a clean shutdown', async () => {
+  it("follows Home Assistant's documented keys and value types in every discovery payload, abbreviations included", async () => {
+    const configs = await discovered(await watch(), cameras.map((c) => c.id as string));
+    for (const c of configs) {
+      const component = c.topic.split('/')[1]!;
+      expect(discoveryProblems(component, c.body), `${c.topic}: ${c.text}`).to.deep.equal([]);
+      // the same payload written with Home Assistant's abbreviations is just as valid
+      const abbreviated = Object.fromEntries(Object.entries(c.body).map(([k, v]) => [{ state_topic: 'stat_t', device: 'dev', unique_id: 'uniq_id', off_delay: 'off_dly', event_types: 'evt_typ', image_topic: 'img_t', command_topic: 'cmd_t' }[k] ?? k, v]));
+      expect(discoveryProblems(component, abbreviated), c.topic).to.deep.equal([]);
+    }
+    // the table does find what Home Assistant would refuse
+    const intrusion = configs.find((c) => c.topic.includes('/yard_intrusion/'))!.body;
+    expect(discoveryProblems('binary_sensor', { ...intrusion, off_delay_s: 5 })).to.deep.equal(['unknown key "off_delay_s"']);
+    expect(discoveryProblems('binary_sensor', { ...intrusion, off_delay: '5' })).to.have.length(1);
+    expect(discoveryProblems('event', { ...intrusion })).to.not.be.empty;
+  });
+
+  it('fires an event for every intrusion, and the intrusion sensor goes on and off again for each (two in a row)', async () => {
+    const w = await watch();
+    const intrusion = `${BASE}/cameras/yard/intrusion`;
+    // the retained status this subscriber got: the figures before the two clips
+    const before = JSON.parse((await w.waitFor((m) => m.topic === STATUS, 'the retained status')).text) as Record<string, any>;
+    const started = Date.now();
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const from = w.seen.length;
+      const res = await daemon.upload(walker, { flow: 'default', camera_id: 'yard' });
+      expect(res.status, await res.clone().text()).to.equal(202);
+      const id = ((await res.json()) as { id: string }).id;
+      ids.push(id);
+      const event = await w.waitFor((m) => m.topic === `${BASE}/cameras/yard/event` && JSON.parse(m.text).result_id === id, `the event of intrusion ${i + 1}`, 60_000);
+      // this result's snapshot is there before its event: a notification fired by the event shows it
+      const snapshot = w.seen.findIndex((m, at) => at >= from && m.topic === `${BASE}/cameras/yard/snapshot`);
+      expect(snapshot, 'the snapshot of this result').to.be.within(from, w.seen.indexOf(event) - 1);
+      // the sensor clears by itself, so the next intrusion is a new change Home Assistant triggers on
+      for (const sensor of [intrusion, `${BASE}/cameras/yard/person`]) {
+        const offs = () => w.seen.filter((x) => x.topic === sensor && !x.retain && x.text === 'OFF').length;
+        await w.waitFor((m) => m.topic === sensor && offs() === i + 1, `${sensor} OFF after intrusion ${i + 1}`, 10_000);
+      }
+    }
+    const events = w.seen.filter((m) => m.topic === `${BASE}/cameras/yard/event`).map((m) => JSON.parse(m.text));
+    expect(events.map((e) => e.result_id)).to.deep.equal(ids);
+    for (const e of events) {
+      expect(e.event_type).to.equal('intrusion');
+      expect(e.risk).to.equal('intrusion');
+      expect(e.labels).to.include.members(['person', 'intrusion']);
+    }
+    expect(w.seen.filter((m) => m.topic === `${BASE}/cameras/yard/event`).every((m) => !m.retain), 'events are not retained').to.equal(true);
+    // ON, OFF, ON, OFF (the retained OFF a new subscriber gets comes first)
+    const sequence = w.seen.filter((m) => m.topic === intrusion && !m.retain).map((m) => m.text);
+    expect(sequence).to.deep.equal(['ON', 'OFF', 'ON', 'OFF']);
+    const person = w.seen.filter((m) => m.topic === `${BASE}/cameras/yard/person` && !m.retain).map((m) => m.text);
+    expect(person).to.deep.equal(['ON', 'OFF', 'ON', 'OFF']);
+    // the queue changes were published as they happened, not on the (hour-long) interval
+    // the status followed the clips and their deliveries as they happened, not on the (hour-long) interval
+    const after = await w.waitFor((m) => m.topic === STATUS && !m.retain && JSON.parse(m.text).outbox.delivered >= before.outbox.delivered + 2, 'a status with both deliveries', 5_000);
+    expect(Date.parse(JSON.parse(after.text).time)).to.be.at.least(started - 1000);
+    expect(JSON.parse(after.text).queue).to.deep.equal({ queued: 0, running: 0 });
+  });
+
+  it('sets the camera problem sensor on a failed capture and clears it with a good one (capture button)', async () => {
+    const w = await watch();
+    const configs = await discovered(w, ['porch']);
+    const button = configs.find((c) => c.topic.includes('/porch_capture/'))!.body;
+    const problem = configs.find((c) => c.topic.includes('/porch_problem/'))!.body;
+    expect(problem.device_class).to.equal('problem');
+    const press = () => w.client.publishAsync(button.command_topic, button.payload_press, { qos: 1 });
+    const next = async (what: string) => {
+      const from = w.seen.length;
+      const m = await w.waitFor((x) => w.seen.indexOf(x) >= from && x.topic === problem.state_topic, what, 60_000);
+      return JSON.parse(m.text) as Record<string, any>;
+    };
+
+    await porchGate.close(); // the camera is gone: 3001
+    let pending = next('the problem after a failed capture');
+    await press();
+    const failed = await pending;
+    expect(failed).to.include({ problem: true, error_code: 3001 });
+    expect(failed.error_msg).to.be.a('string').and.not.include(porch.password);
+    const failedEvent = JSON.parse((await w.waitFor((m) => m.topic === `${BASE}/cameras/porch/event` && JSON.parse(m.text).result_id === failed.result_id, 'the error event')).text);
+    expect(failedEvent.event_type).to.equal('error');
+
+    await porchGate.open(); // back: a good recording clears the problem
+    pending = next('the problem cleared after a good capture');
+    await press();
+    const cleared = await pending;
+    expect(cleared).to.include({ problem: false, error_code: 0 });
+    // and a subscriber arriving now (Home Assistant after a restart) finds it cleared
+    const late = await watch();
+    const retained = await late.waitFor((m) => m.topic === problem.state_topic && m.retain, 'the retained problem state');
+    expect(JSON.parse(retained.text).problem).to.equal(false);
+  });
+
+  it('leaves the last will "offline" on kill -9 and says "offline" (status "stopped", same shape) on a clean shutdown', async () => {
     const w = await watch();
     await w.waitFor((m) => m.topic === AVAILABILITY && m.text === 'online', 'online');
     await daemon.kill();
@@ -202,21 +333,43 @@ describe('MQTT delivery', function () {
     const before = w.seen.length;
     await daemon.restart();
     await w.waitFor((m) => w.seen.indexOf(m) >= before && m.topic === AVAILABILITY && m.text === 'online', 'online after the restart');
+    const online = JSON.parse((await w.waitFor((m) => w.seen.indexOf(m) >= before && m.topic === STATUS, 'status after the restart')).text);
     const beforeStop = w.seen.length;
     expect(await daemon.stop()).to.equal(0);
-    await w.waitFor((m) => w.seen.indexOf(m) >= beforeStop && m.topic === STATUS && JSON.parse(m.text).state === 'stopped', 'status stopped');
+    const stopped = await w.waitFor((m) => w.seen.indexOf(m) >= beforeStop && m.topic === STATUS && JSON.parse(m.text).state === 'stopped', 'status stopped');
+    const body = JSON.parse(stopped.text);
+    // value_json.queue.queued and the other templates still render
+    expect(Object.keys(body).sort()).to.deep.equal(Object.keys(online).sort());
+    expect(body.queue.queued).to.be.a('number');
+    expect(body.outbox).to.have.all.keys('pending', 'delivered', 'dropped');
     await w.waitFor((m) => w.seen.indexOf(m) >= beforeStop && m.topic === AVAILABILITY && m.text === 'offline', 'offline on a clean stop');
   });
 
-  it('removes the Home Assistant entities of a camera no longer configured (empty retained config)', async () => {
+  it('removes the Home Assistant entities and retained states of a camera no longer configured (empty retained messages)', async () => {
     const w = await watch();
+    await w.waitFor((m) => m.topic === `${BASE}/cameras/gate.1/state` && m.retain && m.bytes.length > 0, 'the retained state of gate.1');
+    // what an earlier version announced for a camera still configured (its snapshot as a camera entity)
+    const oldSnapshot = `${HA}/camera/vigil_${GATEWAY}/yard_snapshot/config`;
+    await w.client.publishAsync(oldSnapshot, JSON.stringify({ name: 'Snapshot', topic: `${BASE}/cameras/yard/snapshot`, unique_id: 'vigil_gw1_yard_snapshot' }), { qos: 1, retain: true });
     await daemon.kill();
     // the same gateway, started again with one camera fewer
-    daemon = await new TestDaemon({ dataDir: daemon.dataDir, config: { mqtt: mqttConfig(`mqtt://127.0.0.1:${gate.port}`), cameras: [CAMERAS[0]] } }).start();
-    for (const entity of ['gate_1_intrusion', 'gate_1_person', 'gate_1_risk', 'gate_1_labels', 'gate_1_snapshot']) {
+    const remaining = cameras.filter((c) => c.id !== 'gate.1');
+    daemon = await new TestDaemon({ dataDir: daemon.dataDir, config: { mqtt: mqttConfig(`mqtt://127.0.0.1:${gate.port}`), cameras: remaining } }).start();
+    for (const entity of entitiesOf('gate.1')) {
       await w.waitFor((m) => m.topic.endsWith(`/${entity}/config`) && m.bytes.length === 0, `the removal of ${entity}`);
     }
-    // the remaining camera and the gateway are still announced
-    await discovered(await watch(), ['yard']);
+    for (const state of ['state', 'snapshot', 'intrusion', 'person', 'problem']) {
+      await w.waitFor((m) => m.topic === `${BASE}/cameras/gate.1/${state}` && m.bytes.length === 0, `the removal of gate.1's ${state}`);
+    }
+    // the old entity goes, the snapshot of the camera it showed stays
+    await w.waitFor((m) => m.topic === oldSnapshot && m.bytes.length === 0, 'the removal of the old snapshot entity');
+    // a late subscriber finds none of gate.1's retained messages, and the others still there
+    const late = await watch();
+    const configs = await discovered(late, ['yard', 'porch']);
+    expect(configs.length).to.be.greaterThan(0);
+    await late.waitFor((m) => m.topic === `${BASE}/cameras/yard/state` && m.retain, "yard's retained state");
+    await late.waitFor((m) => m.topic === `${BASE}/cameras/yard/snapshot` && m.retain && m.bytes.length > 0, "yard's retained snapshot");
+    expect(late.seen.filter((m) => m.topic === oldSnapshot)).to.deep.equal([]);
+    expect(late.seen.filter((m) => m.topic.startsWith(`${BASE}/cameras/gate.1/`) || m.topic.includes('/gate_1_'))).to.deep.equal([]);
   });
 });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { panClip, tempDir } from '../support/clips.js';
+import { panClip, tempDir, walkerClip } from '../support/clips.js';
 import { PROJECT_ROOT, SHARED_MODELS } from '../support/paths.js';
 
 const run = promisify(execFile);
@@ -52,5 +52,35 @@ describe('vigil classify', function () {
     });
     expect(workers).to.deep.equal([]);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("applies a camera's zones with --camera ID: the same clip is an intrusion without it and safe with a zone away from the walker", async () => {
+    const dir = tempDir('vigil-classify-');
+    const config = path.join(dir, 'vigil.yaml');
+    const far = [[0, 0], [1, 0], [1, 0.5], [0, 0.5]]; // the walker's feet are at the bottom of the frame
+    fs.writeFileSync(config, JSON.stringify({
+      storage: { data_dir: path.join(dir, 'data') },
+      models: { source: SHARED_MODELS },
+      cameras: [{ id: 'far-zone', zones: [{ name: 'far', points: far }] }],
+    }));
+    const clip = await walkerClip('grace_hopper.png', path.join(dir, 'walker.mp4'));
+    const cli = (...args: string[]) => run(process.execPath, [path.join(PROJECT_ROOT, 'dist/runtime/cli.js'), 'classify', clip, '--config', config, ...args], { cwd: PROJECT_ROOT });
+    try {
+      const plain = JSON.parse((await cli()).stdout) as Record<string, any>;
+      expect(plain.risk).to.equal('intrusion');
+      expect(plain).to.not.have.property('camera_id');
+      const zoned = JSON.parse((await cli('--camera', 'far-zone')).stdout) as Record<string, any>;
+      expect(zoned.camera_id).to.equal('far-zone');
+      expect(zoned.labels).to.include('person').and.not.include('intrusion');
+      expect(zoned.risk).to.equal('safe');
+      const unknown = await cli('--camera', 'nope').then(
+        () => { throw new Error('an unknown camera was accepted'); },
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect(unknown.code).to.equal(1);
+      expect(unknown.stderr).to.include('no camera "nope" in cameras: of the config (configured: far-zone)');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import YAML from 'yaml';
+import { MjpegCamera, SilentCamera } from '../capture/cameras-support.js';
 import { tempDir } from '../support/clips.js';
 import { freePort } from '../support/daemon.js';
 import { PROJECT_ROOT, SHARED_MODELS } from '../support/paths.js';
@@ -59,6 +60,43 @@ describe('vigil doctor', function () {
       expect(second.code, second.stdout).to.equal(0);
     } finally {
       receiver.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('checks each camera it records from: reachable, stream readable, within its timeout_s; with what to fix', async () => {
+    const dir = tempDir('vigil-doctor-cameras-');
+    const mjpeg = await new MjpegCamera('installer', 'the-right-one').start(dir);
+    const silent = await new SilentCamera().start();
+    const closedPort = await freePort();
+    const config = path.join(dir, 'vigil.yaml');
+    fs.writeFileSync(config, YAML.stringify({
+      storage: { data_dir: path.join(dir, 'data') },
+      retention: { min_free_bytes: 1024 },
+      cameras: [
+        { id: 'drive', url: mjpeg.url(), username: 'installer', password: 'the-right-one', timeout_s: 10 },
+        { id: 'gone', url: `rtsp://127.0.0.1:${closedPort}/cam`, timeout_s: 2 },
+        { id: 'porch', url: mjpeg.url(), username: 'installer', password: 'a-wrong-password', timeout_s: 5 },
+        { id: 'hung', url: `rtsp://127.0.0.1:${silent.port}/cam`, timeout_s: 2 },
+        { id: 'posting-only' },
+      ],
+    }));
+    try {
+      const started = Date.now();
+      const { code, stdout } = await doctor(config);
+      expect(code).to.equal(1);
+      const lines = stdout.split('\n').filter((l) => /^(ok|FAIL)\s+camera\s/.test(l));
+      expect(lines, stdout).to.have.length(4); // a camera that only posts clips has nothing to check
+      expect(stdout).to.match(/^ok\s+camera\s+drive \(http:\/\/127\.0\.0\.1:\d+\/video\.mjpg\): reachable, mjpeg \d+x\d+ readable in [\d.]+ s \(timeout_s 10 s\)$/m, stdout);
+      expect(stdout).to.match(new RegExp(`^FAIL\\s+camera\\s+gone \\(rtsp://127\\.0\\.0\\.1:${closedPort}/cam\\): unreachable \\(ECONNREFUSED\\)\\n\\s+-> check that the camera is powered`, 'm'));
+      expect(stdout).to.match(/^FAIL\s+camera\s+porch \(http:\/\/127\.0\.0\.1:\d+\/video\.mjpg\): reachable, stream not readable: .*401.*\n\s+-> check the camera's username and password/m);
+      expect(stdout).to.match(/^FAIL\s+camera\s+hung \(rtsp:\/\/127\.0\.0\.1:\d+\/cam\): reachable, but no video within timeout_s \(2 s\)\n\s+-> check the stream path/m);
+      expect(stdout).to.not.include('a-wrong-password').and.not.include('the-right-one');
+      // the cameras are checked at once, each bounded by its own timeout_s
+      expect(Date.now() - started).to.be.below(60_000);
+    } finally {
+      await mjpeg.stop();
+      await silent.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

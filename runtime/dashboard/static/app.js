@@ -75,12 +75,16 @@ function since(seconds) {
   return `${mm} min ${seconds % 60} s`;
 }
 
+/** Date and time, always both: a list read the next morning must not pass yesterday off as today. */
 function when(iso) {
   if (!iso) return '–';
   const t = new Date(iso);
-  const today = new Date().toDateString() === t.toDateString();
-  return today ? t.toLocaleTimeString() : t.toLocaleString();
+  const year = t.getFullYear() === new Date().getFullYear() ? {} : { year: 'numeric' };
+  return t.toLocaleString(undefined, { ...year, month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
 }
+
+/** "1 clip", "2 clips" */
+const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 const isFinal = (r) => ['done', 'error'].includes(r.status.classify) && ['done', 'error', 'expired'].includes(r.status.video);
 
@@ -186,7 +190,7 @@ function Status() {
       <dt>Media</dt>
       <dd>${bytes(st.media_bytes)}${b.max_media_bytes ? ` of ${bytes(b.max_media_bytes)}` : ''}
         ${b.max_media_bytes > 0 && html`<${Meter} value=${st.media_bytes} max=${b.max_media_bytes} label="media against its bound" />`}
-        <div class="muted small">${st.classifications} clips${b.max_count ? ` of at most ${b.max_count}` : ''}${b.max_age_days ? `, kept ${b.max_age_days} days` : ''}</div></dd>
+        <div class="muted small">${count(st.classifications, 'clip')}${b.max_count ? ` of at most ${b.max_count}` : ''}${b.max_age_days ? `, kept ${b.max_age_days} days` : ''}</div></dd>
       <dt>Database</dt>
       <dd>${bytes(st.database_bytes)}</dd>
       <dt>MQTT</dt>
@@ -200,8 +204,11 @@ function Status() {
 
 // ---- try a clip -------------------------------------------------------------------------
 
-function TryClip({ session, watch }) {
+function TryClip({ session, watch, cameras }) {
   const [tenant, setTenant] = useState(session.tenants[0] ?? '');
+  const [camera, setCamera] = useState('');
+  // the configured cameras of the chosen tenant: the clip gets that camera's masks, zones and labels
+  const choices = (cameras ?? []).filter((c) => c.tenant === tenant && c.configured);
   const [progress, setProgress] = useState(null);
   const [message, setMessage] = useState('');
   const [error, setError] = useState('');
@@ -214,6 +221,7 @@ function TryClip({ session, watch }) {
     setMessage(`Sending ${file.name}…`);
     setProgress(0);
     const form = new FormData();
+    if (camera) form.append('camera_id', camera);
     form.append('video', file, file.name);
     // XMLHttpRequest, not fetch: only it reports upload progress.
     const xhr = new XMLHttpRequest();
@@ -253,9 +261,15 @@ function TryClip({ session, watch }) {
 
   return html`<${Card} title="Try a clip" id="try">
     ${session.role === 'admin' && html`<label class="inline">Tenant
-      <select value=${tenant} onChange=${(e) => setTenant(e.currentTarget.value)}>
+      <select value=${tenant} onChange=${(e) => { setTenant(e.currentTarget.value); setCamera(''); }}>
         ${session.tenants.map((t) => html`<option value=${t}>${t}</option>`)}
       </select></label>`}
+    <label class="inline">Camera
+      <select id="try-camera" value=${camera} onChange=${(e) => setCamera(e.currentTarget.value)}>
+        <option value="">none (the pack's rules)</option>
+        ${choices.map((c) => html`<option value=${c.id}>${c.name === c.id ? c.id : `${c.name} (${c.id})`}</option>`)}
+      </select></label>
+    ${camera && html`<p class="muted small">The clip is classified with camera ${camera}'s masks, zones and labels, and listed as its clip.</p>`}
     <label class=${dragging ? 'drop over' : 'drop'}
       onDragOver=${(e) => { e.preventDefault(); setDragging(true); }}
       onDragLeave=${() => setDragging(false)} onDrop=${drop}>
@@ -302,6 +316,11 @@ function Detail({ session, result, close, deleted }) {
     }
   };
   const hasVideo = result.status.video === 'done';
+  useEffect(() => {
+    const onKey = (e) => e.key === 'Escape' && close();
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [close]);
   return html`<div class="overlay" onClick=${(e) => e.target === e.currentTarget && close()}>
     <section class="card detail" role="dialog" aria-label="Classification">
       <header>
@@ -347,8 +366,12 @@ function DeliveryLine({ name, sub, d }) {
   </tr>`;
 }
 
-function Deliveries() {
-  const [d, error] = usePolled(loadDeliveries, 15_000);
+// Reloaded when the live stream says a delivery ended (tick); the slow poll only catches waits and retries that end nothing.
+function Deliveries({ tick }) {
+  const [d, error, reload] = usePolled(loadDeliveries, 120_000);
+  useEffect(() => {
+    if (tick) reload();
+  }, [tick, reload]);
   return html`<${Card} title="Deliveries" id="deliveries">
     ${error && html`<p class="error">${error}</p>`}
     ${d && !d.integrations.length && !d.mqtt && html`<p class="muted">No webhook integration and no MQTT broker configured.</p>`}
@@ -362,18 +385,56 @@ function Deliveries() {
   <//>`;
 }
 
-function Cameras() {
-  const [c, error] = usePolled(loadCameras, 30_000);
-  const rows = c ? [...c.cameras.map((x) => ({ kind: 'camera', name: x.id, sub: x.url, tenant: x.tenant, at: x.last_capture_at })),
-    ...c.watch_folders.map((w) => ({ kind: 'folder', name: w.path, sub: w.camera_id ? `camera ${w.camera_id}` : '', tenant: w.tenant, at: w.last_capture_at }))] : [];
+function CameraCard({ session, card, open, changed }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const q = tenantQuery(session, card.tenant);
+  const r = card.last_result;
+  const capture = async () => {
+    setBusy(true);
+    setError('');
+    try {
+      await api('POST', `/dashboard/api/cameras/${encodeURIComponent(card.id)}/capture${q}`);
+    } catch (err) {
+      setError(err.message);
+    } finally {
+      setBusy(false);
+      changed();
+    }
+  };
+  return html`<li class=${card.problem ? 'camera problem' : 'camera'} data-camera=${card.id}>
+    <div class="thumb">
+      ${card.snapshot_id
+        ? html`<img src=${`/dashboard/api/snapshot/${card.snapshot_id}${q}`} alt=${`latest snapshot of ${card.name}`} />`
+        : html`<span class="muted small">no snapshot yet</span>`}
+    </div>
+    <div class="about">
+      <div class="name"><strong>${card.name}</strong>
+        ${card.problem ? html`<${Badge} kind="bad">problem<//>` : r ? html`<${Badge} kind="ok">ok<//>` : ''}</div>
+      <div class="muted small">${card.name !== card.id ? `${card.id} · ` : ''}${card.records ? card.url : 'posts clips'}${session.role === 'admin' ? ` · ${card.tenant}` : ''}</div>
+      ${r
+        ? html`<button class="last" onClick=${() => open(r)} title="open the last result"><${Risk} result=${r} /> <span class="small">${when(r.created_at)}</span></button>`
+        : html`<div class="muted small">no clip yet</div>`}
+      ${r && html`<${Labels} result=${r} />`}
+      ${card.problem && html`<p class="error small">${card.problem.error_msg}</p>`}
+      ${card.records && html`<button class="small capture" disabled=${busy} onClick=${capture}>${busy ? 'Recording…' : 'Capture'}</button>`}
+      ${error && html`<p class="error small" role="alert">${error}</p>`}
+    </div>
+  </li>`;
+}
+
+function Cameras({ session, data, error, open, changed }) {
+  const cards = data?.cameras ?? [];
+  const folders = data?.watch_folders ?? [];
   return html`<${Card} title="Cameras and watch folders" id="cameras">
     ${error && html`<p class="error">${error}</p>`}
-    ${c && !rows.length && html`<p class="muted">None configured: clips arrive only by upload.</p>`}
-    ${rows.length > 0 && html`<div class="scroll"><table>
-      <thead><tr><th>source</th><th>tenant</th><th>last capture</th></tr></thead>
-      <tbody>${rows.map((r) => html`<tr>
-        <td><span class="muted small">${r.kind}</span> <strong>${r.name}</strong><div class="muted small">${r.sub}</div></td>
-        <td>${r.tenant}</td><td>${when(r.at)}</td></tr>`)}</tbody>
+    ${data && !cards.length && !folders.length && html`<p class="muted">No camera yet: a camera appears here once configured, or once a clip with its camera_id was classified.</p>`}
+    ${cards.length > 0 && html`<ul class="cameras">${cards.map((c) => html`<${CameraCard} key=${`${c.tenant}/${c.id}`} session=${session} card=${c} open=${open} changed=${changed} />`)}</ul>`}
+    ${folders.length > 0 && html`<div class="scroll"><table>
+      <thead><tr><th>watch folder</th><th>tenant</th><th>last clip</th></tr></thead>
+      <tbody>${folders.map((w) => html`<tr>
+        <td><strong>${w.path}</strong><div class="muted small">${w.camera_id ? `camera ${w.camera_id}` : ''}</div></td>
+        <td>${w.tenant}</td><td>${when(w.last_capture_at)}</td></tr>`)}</tbody>
     </table></div>`}
   <//>`;
 }
@@ -432,7 +493,10 @@ function Dashboard({ session, signOut }) {
   const [results, setResults] = useState([]);
   const [selected, setSelected] = useState(null);
   const [connected, setConnected] = useState(false);
+  const [deliveriesTick, setDeliveriesTick] = useState(0);
   const watching = useRef(new Map());
+  // the camera cards: reloaded as clips of a camera come and go (below), polled slowly besides
+  const [cameras, camerasError, reloadCameras] = usePolled(loadCameras, 60_000);
 
   const upsert = useCallback((r) => {
     setResults((list) => [r, ...list.filter((x) => x.id !== r.id)].sort(byNewest).slice(0, 100));
@@ -448,16 +512,25 @@ function Dashboard({ session, signOut }) {
   useEffect(() => {
     api('GET', '/dashboard/api/classifications?limit=50').then((d) => setResults(d.classifications)).catch(() => {});
     const source = new EventSource('/dashboard/api/events');
-    source.onopen = () => setConnected(true);
+    source.onopen = () => {
+      setConnected(true);
+      setDeliveriesTick((t) => t + 1); // what ended while the stream was away
+    };
     source.onerror = () => setConnected(false);
-    source.addEventListener('result', (e) => upsert(JSON.parse(e.data)));
+    source.addEventListener('result', (e) => {
+      const r = JSON.parse(e.data);
+      upsert(r);
+      if (r.camera_id && isFinal(r)) reloadCameras();
+    });
     source.addEventListener('deleted', (e) => {
       const { id } = JSON.parse(e.data);
       setResults((list) => list.filter((x) => x.id !== id));
       setSelected((s) => (s && s.id === id ? null : s));
+      reloadCameras();
     });
+    source.addEventListener('deliveries', () => setDeliveriesTick((t) => t + 1));
     return () => source.close();
-  }, [upsert]);
+  }, [upsert, reloadCameras]);
 
   // A clip sent from this page opens when it is final; a missed event is caught by asking.
   const watch = useCallback((id, tenant, done) => {
@@ -475,6 +548,8 @@ function Dashboard({ session, signOut }) {
     setTimeout(ask, 3000);
   }, [session, upsert]);
 
+  const closeDetail = useCallback(() => setSelected(null), []);
+
   const deleted = (id) => {
     setResults((list) => list.filter((x) => x.id !== id));
     setSelected(null);
@@ -488,13 +563,13 @@ function Dashboard({ session, signOut }) {
     </header>
     <main class="grid">
       <${Status} />
-      <${TryClip} session=${session} watch=${watch} />
+      <${Cameras} session=${session} data=${cameras} error=${camerasError} open=${setSelected} changed=${reloadCameras} />
+      <${TryClip} session=${session} watch=${watch} cameras=${cameras?.cameras} />
       <${Recent} session=${session} results=${results} open=${setSelected} connected=${connected} />
-      <${Deliveries} />
-      <${Cameras} />
+      <${Deliveries} tick=${deliveriesTick} />
       ${session.role === 'admin' && html`<${Models} />`}
     </main>
-    ${selected && html`<${Detail} session=${session} result=${selected} close=${() => setSelected(null)} deleted=${deleted} />`}
+    ${selected && html`<${Detail} session=${session} result=${selected} close=${closeDetail} deleted=${deleted} />`}
   </div>`;
 }
 

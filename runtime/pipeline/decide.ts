@@ -156,48 +156,81 @@ function creatureKeyframes(tracks: SmallMovers['creatures'], creatures: Detectio
   });
 }
 
+/** What every step reads: the pack's thresholds and the camera's rules. */
+interface Judge {
+  rules?: CameraRules;
+  threshold: (label: ServiceLabel) => number;
+  /** risk.confirm_score: an unsure sighting, which agreement across frames can confirm */
+  unsure: number;
+  /** the labels that make an intrusion: the camera's, else the pack's */
+  intruders: ServiceLabel[];
+}
+
+type Scores = Partial<Record<ServiceLabel, number>>;
+
+/** The higher of a label's scores is kept, rounded as results show it. */
+function raise(scores: Scores, label: ServiceLabel, score: number): void {
+  if (score > (scores[label] ?? 0)) scores[label] = round(score);
+}
+
 /**
- * rules: the camera's masks, zones and label filters (README, Cameras, zones and masks);
- * movers: the small movers of the motion pass, followed only when asked for.
+ * Step 1, second opinions on each frame: the camera's masks and label filters, close-ups of
+ * animals taken for persons, unsure persons and vehicles on swaying leaves.
  */
-export function decide(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules, movers?: () => SmallMovers): Decision {
-  const threshold = (label: ServiceLabel) => manifest.thresholds[label] ?? manifest.default_threshold;
+export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
-  const frames = found.map((f) => dropUnsureOnFoliage(dropCloseUpPersons(applyCameraRules(f, rules)), swaying, (d) => d.score < threshold(d.label)));
-  const scores: Partial<Record<ServiceLabel, number>> = {};
-  const raise = (label: ServiceLabel, score: number) => {
-    if (score > (scores[label] ?? 0)) scores[label] = round(score);
-  };
-  for (const frame of frames) for (const [label, score] of Object.entries(frame.scores)) raise(label as ServiceLabel, score);
-  raise('rain', rainScore(pattern));
-  const { confirm_score: unsure } = manifest.risk;
-  // Foliage, wind and flags from what sways in place on a still camera (foliage.ts); not in
-  // rain, whose drops make every cell flicker, and not where a person, vehicle or animal was found.
-  if ((scores.rain ?? 0) < threshold('rain')) {
-    const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= unsure).map((d) => d.box));
-    const sway = swayScores(pattern.sway, MOTION_GRID, explained, scores.flag ?? 0, threshold('flag'));
-    if (sway.plant > 0) raise('plant', eitherOf(scores.plant ?? 0, sway.plant));
-    raise('wind', sway.wind);
-    raise('flag', sway.flag);
-  }
+  const unsure = (d: Detection) => d.score < judge.threshold(d.label);
+  return found.map((f) => dropUnsureOnFoliage(dropCloseUpPersons(applyCameraRules(f, judge.rules)), swaying, unsure));
+}
 
-  // A person or vehicle seen in several frames, each time unsure (a dark or distant walker, a
-  // car seen from above), counts as found: agreement across frames stands in for one sure frame.
-  const intruders = rules?.intrusionLabels ?? manifest.risk.intrusion_labels;
-  const agreed = new Set(intruders.filter((label) => {
+/**
+ * Step 2, the weather from the pixels and the motion: rain and snow; then, when it is dry,
+ * foliage, wind and flags from what sways in place on a still camera (foliage.ts), not where
+ * a person, vehicle or animal was found.
+ */
+export function weather(scores: Scores, frames: FrameFindings[], pattern: MotionPattern, judge: Judge): void {
+  raise(scores, 'rain', rainScore(pattern));
+  if ((scores.rain ?? 0) >= judge.threshold('rain')) return; // drops make every cell flicker
+  const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= judge.unsure).map((d) => d.box));
+  const sway = swayScores(pattern.sway, MOTION_GRID, explained, scores.flag ?? 0, judge.threshold('flag'));
+  if (sway.plant > 0) raise(scores, 'plant', eitherOf(scores.plant ?? 0, sway.plant));
+  raise(scores, 'wind', sway.wind);
+  raise(scores, 'flag', sway.flag);
+}
+
+/**
+ * Step 3, what counts as found: a label at its threshold, or a person or vehicle seen in
+ * several frames, each time unsure (a dark or distant walker, a car seen from above), one of
+ * them at confirm_score: agreement across frames stands in for one sure frame.
+ */
+export function foundRule(frames: FrameFindings[], judge: Judge): (label: ServiceLabel, score: number) => boolean {
+  const agreed = new Set(judge.intruders.filter((label) => {
     const sightings = frames.map((f) => Math.max(0, ...f.detections.filter((d) => d.label === label).map((d) => d.score))).filter((s) => s > 0);
-    return sightings.length >= AGREEING_FRAMES && Math.max(...sightings) >= unsure;
+    return sightings.length >= AGREEING_FRAMES && Math.max(...sightings) >= judge.unsure;
   }));
-  const counts = (label: ServiceLabel, score: number) =>
-    labelAllowed(label, score, rules) && (score >= threshold(label) || (agreed.has(label) && score >= unsure));
-  const seenByNetworks = (Object.keys(scores) as ServiceLabel[]).filter((l) => counts(l, scores[l]!));
-  const creatures = movers && !seenByNetworks.some((l) => intruders.includes(l)) ? smallCreatures(movers(), rules) : [];
-  for (const c of creatures) raise('animal', c.score);
-  const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => counts(l, scores[l]!));
+  return (label, score) =>
+    labelAllowed(label, score, judge.rules) && (score >= judge.threshold(label) || (agreed.has(label) && score >= judge.unsure));
+}
 
-  // Intrusion: a person or vehicle found where something moved, that did not stay put. In rain
-  // every cell flickers with drops: there the box must move more than the rain around it.
-  const rainy = labels.includes('rain');
+/**
+ * Step 4, small creatures, where the networks found no person or vehicle: a small thing that
+ * moved as creatures do is an animal. Small movers are followed only then.
+ */
+export function creaturesWhereNoOne(scores: Scores, found: (label: ServiceLabel, score: number) => boolean, judge: Judge, movers?: () => SmallMovers): Detection[] {
+  const someone = (Object.keys(scores) as ServiceLabel[]).some((l) => judge.intruders.includes(l) && found(l, scores[l]!));
+  const creatures = movers && !someone ? smallCreatures(movers(), judge.rules) : [];
+  for (const c of creatures) raise(scores, 'animal', c.score);
+  return creatures;
+}
+
+/**
+ * Step 5, the risk: intrusion for a person or vehicle found inside the camera's zones that did
+ * not stay put and whose box moves where it is (in rain: more than the rain around it); danger
+ * for a person found who does not move through the view; safe otherwise. Answers the intruder's
+ * score too.
+ */
+export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, rainy: boolean, judge: Judge): { risk: Risk; intrusion: number } {
+  const { rules } = judge;
   const boxMoves = (d: Detection, sample: MotionSample) =>
     rainy ? standsOut(d.box, sample) >= 0.25 : movingShare(d.box, sample) >= (MOVING_SHARE[d.label] ?? 0.1);
   // Seen at the same place in frames a while apart, even unsure there: parked, seated, standing.
@@ -214,10 +247,10 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   let intrusion = 0;
   let stillPerson = false;
   for (const frame of frames) {
-    for (const label of intruders) {
+    for (const label of judge.intruders) {
       const score = frame.scores[label] ?? 0;
-      if (!counts(label, score)) continue;
-      const seen = frame.detections.filter((d) => d.label === label && counts(label, d.score));
+      if (!found(label, score)) continue;
+      const seen = frame.detections.filter((d) => d.label === label && found(label, d.score));
       // Outside every zone of the camera (tested at the box's bottom-centre) it is neither an intrusion nor a still person.
       const boxes = seen.filter((d) => inZone(d.box, rules));
       if (seen.length && !boxes.length) continue;
@@ -232,25 +265,48 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
       if (label === 'person' && moving.length === 0) stillPerson = true;
     }
   }
-  let risk: Risk = 'safe';
+  // a person in view who does not move through it (seated, standing): a human should look
+  return { risk: intrusion > 0 ? 'intrusion' : stillPerson ? 'danger' : 'safe', intrusion };
+}
+
+/** Step 6, the keyframes: each frame with the reported findings it holds, and where creatures went. */
+function keyframesOf(frames: FrameFindings[], reported: Set<ServiceLabel>, found: (label: ServiceLabel, score: number) => boolean, judge: Judge, creatures: Detection[], movers?: () => SmallMovers): KeyFrame[] {
+  const keyframes: KeyFrame[] = frames.map((f) => {
+    const detections = f.detections.filter((d) => reported.has(d.label) && (found(d.label, d.score) || d.score >= judge.threshold(d.label) * 0.5));
+    const score = Math.max(0, ...[...reported].map((l) => f.scores[l] ?? 0), f.sample.energy);
+    return { t: f.t, score: round(score), detections: detections.map((d) => ({ ...d, score: round(d.score) })) };
+  });
+  if (reported.has('animal')) keyframes.push(...creatureKeyframes(movers?.().creatures ?? [], creatures, keyframes));
+  return keyframes.sort((a, b) => a.t - b.t);
+}
+
+/**
+ * The decision, in the order of the README's rules ("Labels and risk"). rules: the camera's
+ * masks, zones and label filters; movers: the small movers of the motion pass, followed only
+ * when asked for.
+ */
+export function decide(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules, movers?: () => SmallMovers): Decision {
+  const judge: Judge = {
+    rules,
+    threshold: (label) => manifest.thresholds[label] ?? manifest.default_threshold,
+    unsure: manifest.risk.confirm_score,
+    intruders: rules?.intrusionLabels ?? manifest.risk.intrusion_labels,
+  };
+  const frames = secondOpinions(found, pattern, judge);
+  const scores: Scores = {};
+  for (const frame of frames) for (const [label, score] of Object.entries(frame.scores)) raise(scores, label as ServiceLabel, score);
+  weather(scores, frames, pattern, judge);
+  const isFound = foundRule(frames, judge);
+  const creatures = creaturesWhereNoOne(scores, isFound, judge, movers);
+  const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => isFound(l, scores[l]!));
+  const { risk, intrusion } = riskOf(frames, isFound, labels.includes('rain'), judge);
   if (intrusion > 0) {
-    risk = 'intrusion';
-    raise('intrusion', intrusion);
+    raise(scores, 'intrusion', intrusion);
     labels.push('intrusion');
-  } else if (stillPerson) {
-    risk = 'danger'; // a person in view who does not move through it (seated, standing): a human should look
   }
   if (labels.length === 0) {
     labels.push('other'); // something moved, and nothing the pack knows explains it
     scores.other = round(Math.max(0.01, 1 - Math.max(0, ...Object.values(scores))));
   }
-
-  const reported = new Set(labels);
-  const keyframes: KeyFrame[] = frames.map((f) => {
-    const detections = f.detections.filter((d) => reported.has(d.label) && (counts(d.label, d.score) || d.score >= threshold(d.label) * 0.5));
-    const score = Math.max(0, ...[...reported].map((l) => f.scores[l] ?? 0), f.sample.energy);
-    return { t: f.t, score: round(score), detections: detections.map((d) => ({ ...d, score: round(d.score) })) };
-  });
-  if (reported.has('animal')) keyframes.push(...creatureKeyframes(movers?.().creatures ?? [], creatures, keyframes));
-  return { risk, labels: labels.sort(), scores, keyframes: keyframes.sort((a, b) => a.t - b.t) };
+  return { risk, labels: labels.sort(), scores, keyframes: keyframesOf(frames, new Set(labels), isFound, judge, creatures, movers) };
 }

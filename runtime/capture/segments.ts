@@ -9,6 +9,9 @@ import path from 'node:path';
 import { runTool } from '../core/spawn.js';
 import { ffmpegPath } from '../core/tools.js';
 
+/** a segment starting this close to the previous one's end continues it */
+const CONTIGUOUS_MS = 1000;
+
 export interface Segment {
   file: string;
   /** wall-clock milliseconds */
@@ -64,7 +67,10 @@ export class SegmentRing {
     } catch {
       return; // gone (the ring was removed)
     }
-    const start = Math.max(endedAt - seconds * 1000, this.segments.at(-1)?.end ?? 0);
+    // segments of one run follow each other: the wall clock's jitter (when ffmpeg's line came) leaves no gaps
+    const estimated = endedAt - seconds * 1000;
+    const previousEnd = this.segments.at(-1)?.end ?? 0;
+    const start = Math.abs(estimated - previousEnd) < CONTIGUOUS_MS ? previousEnd : Math.max(estimated, previousEnd);
     this.segments.push({ file, start, end: endedAt, bytes });
     this.prune(endedAt);
   }

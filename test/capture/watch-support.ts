@@ -1,14 +1,14 @@
 // Streams for the watching tests, made at test time from the real clips: a
 // still scene (one frame of the empty room, held) and then a person walking
-// through, looped by the RTSP publisher. 640x360 H.264 at 10 fps with a
-// keyframe every second, as a camera's record stream would be.
+// through, looped by the RTSP publisher. 640x360 H.264 (10 fps unless asked
+// otherwise) with a keyframe every second, as a camera's record stream would be.
 import path from 'node:path';
 import { ffmpeg } from '../support/clips.js';
 import { media } from '../support/paths.js';
 
 export const STREAM_FPS = 10;
-const ENCODE = ['-r', String(STREAM_FPS), '-c:v', 'libx264', '-preset', 'veryfast', '-bf', '0', '-pix_fmt', 'yuv420p', '-g', String(STREAM_FPS), '-keyint_min', String(STREAM_FPS), '-sc_threshold', '0', '-an'];
-const FRAME = `scale=640:360:force_original_aspect_ratio=increase,crop=640:360,fps=${STREAM_FPS},setsar=1`;
+const encode = (fps: number) => ['-r', String(fps), '-c:v', 'libx264', '-preset', 'veryfast', '-bf', '0', '-pix_fmt', 'yuv420p', '-g', String(fps), '-keyint_min', String(fps), '-sc_threshold', '0', '-an'];
+const frame = (fps: number) => `scale=640:360:force_original_aspect_ratio=increase,crop=640:360,fps=${fps},setsar=1`;
 
 export interface WalkLoop {
   file: string;
@@ -19,8 +19,10 @@ export interface WalkLoop {
 }
 
 /** The empty room's first frame held `stillS`, then `walk` ("short": two walkers down a corridor, about 3 s; "long": a worker walking there and back, about 14 s). */
-export async function walkLoop(dir: string, walk: 'short' | 'long', stillS: number): Promise<WalkLoop> {
-  const file = path.join(dir, `walk-${walk}.mp4`);
+export async function walkLoop(dir: string, walk: 'short' | 'long', stillS: number, fps = STREAM_FPS): Promise<WalkLoop> {
+  const file = path.join(dir, `walk-${walk}-${fps}.mp4`);
+  const FRAME = frame(fps);
+  const STREAM_FPS = fps;
   const still = `[0:v]trim=end_frame=1,${FRAME},loop=loop=${stillS * STREAM_FPS - 1}:size=1:start=0,setpts=N/${STREAM_FPS}/TB[still]`;
   let walking: string;
   let walkS: number;
@@ -36,18 +38,20 @@ export async function walkLoop(dir: string, walk: 'short' | 'long', stillS: numb
   await ffmpeg([
     '-i', media('real/indoor_empty_room.mp4'), '-i', media(`real/${source}`),
     '-filter_complex', `${still};${walking};[still][walk]concat=n=2:v=1:a=0[out]`,
-    '-map', '[out]', ...ENCODE, file,
+    '-map', '[out]', ...encode(fps), file,
   ]);
   return { file, stillS, walkS };
 }
 
 /** The empty room's first frame held for `seconds`: a scene where nothing moves. */
-export async function stillLoop(dir: string, seconds: number): Promise<string> {
-  const file = path.join(dir, 'still.mp4');
+export async function stillLoop(dir: string, seconds: number, fps = STREAM_FPS): Promise<string> {
+  const file = path.join(dir, `still-${fps}.mp4`);
+  const FRAME = frame(fps);
+  const STREAM_FPS = fps;
   await ffmpeg([
     '-i', media('real/indoor_empty_room.mp4'),
     '-vf', `trim=end_frame=1,${FRAME},loop=loop=${seconds * STREAM_FPS - 1}:size=1:start=0,setpts=N/${STREAM_FPS}/TB`,
-    ...ENCODE, file,
+    ...encode(fps), file,
   ]);
   return file;
 }

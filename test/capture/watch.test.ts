@@ -54,6 +54,18 @@ describe('camera watching', function () {
     daemon = await new TestDaemon({
       config: { cameras: Object.entries(urls).map(([id, url]) => ({ id, url, timeout_s: 3, watch: WATCH })) },
     }).start();
+    // The RTSP server of the tests now and then serves a stream's first clients no packets on a
+    // loaded machine; a server restarted (as the camera coming back, tested below) serves them.
+    const allWatching = async () => {
+      const states = await Promise.all(Object.keys(urls).map(async (id) => (await watchStatus(id)).state));
+      return states.every((s) => s !== 'starting' && s !== 'down') ? true : undefined;
+    };
+    try {
+      await waitFor('every camera watched', 25_000, allWatching);
+    } catch {
+      await rtsp.restart();
+      await waitFor('every camera watched after the RTSP server restarted', 40_000, allWatching);
+    }
   });
 
   after(async () => {
@@ -68,12 +80,20 @@ describe('camera watching', function () {
     return (await res.json()) as CameraWatchStatus;
   };
 
+  /** the last status seen, shown when a wait times out */
+  let lastSeen: unknown;
+  const watchStatusSeen = async (camera: string) => (lastSeen = await watchStatus(camera)) as CameraWatchStatus;
+
   async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
     const deadline = Date.now() + timeoutMs;
+    lastSeen = undefined;
     for (;;) {
       const found = await probe();
       if (found !== undefined) return found;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      if (Date.now() > deadline) {
+        const logs = daemon.logs.filter((l) => /watch/.test(String(l.component))).slice(-15).map((l) => JSON.stringify(l));
+        throw new Error(`timed out waiting for ${what}; last seen ${JSON.stringify(lastSeen)}\n${logs.join('\n')}`);
+      }
       await sleep(250);
     }
   }
@@ -92,7 +112,7 @@ describe('camera watching', function () {
   it('makes one event per walk, each clip starting at least pre_s before the walk, and none for a still scene', async function () {
     this.timeout(90_000);
     const status = await waitFor('two walks', 60_000, async () => {
-      const s = await watchStatus('walk-short');
+      const s = await watchStatusSeen('walk-short');
       return accepted(s).length >= 2 ? s : undefined;
     });
     const events = accepted(status);
@@ -124,12 +144,12 @@ describe('camera watching', function () {
 
   it('makes one event, not many, of a long walk, and a trigger during it joins it', async function () {
     this.timeout(90_000);
-    const during = await waitFor('the long walk', 45_000, async () => ((await watchStatus('walk-long')).state === 'event' ? true : undefined));
+    const during = await waitFor('the long walk', 45_000, async () => ((await watchStatusSeen('walk-long')).state === 'event' ? true : undefined));
     expect(during).to.equal(true);
     const res = await fetch(`${daemon.url}/api/cameras/walk-long/capture`, { method: 'POST', headers: daemon.auth() });
     expect(res.status).to.equal(202);
     const joined = (await res.json()) as { id: string };
-    const event = await waitFor('the long walk\'s clip', 45_000, async () => accepted(await watchStatus('walk-long')).find((e) => e.id === joined.id));
+    const event = await waitFor('the long walk\'s clip', 45_000, async () => accepted(await watchStatusSeen('walk-long')).find((e) => e.id === joined.id));
     // the walk there, back and there again is one event of its whole length
     expect(ms(event.motion_end) - ms(event.motion_start)).to.be.at.least(10_000);
     const all = accepted(await watchStatus('walk-long'));
@@ -144,7 +164,7 @@ describe('camera watching', function () {
     // the camera goes away: the server and its publishers are killed
     await rtsp.stop();
     const down = await waitFor('the camera reported down', 20_000, async () => {
-      const s = await watchStatus('walk-short');
+      const s = await watchStatusSeen('walk-short');
       return s.state === 'down' ? s : undefined;
     });
     expect(down.reason).to.match(/no video for \d+ s/);
@@ -152,7 +172,7 @@ describe('camera watching', function () {
     expect(value(metrics, 'vigil_camera_up', { camera: 'walk-short' })).to.equal(0);
     await rtsp.restart();
     const back = await waitFor('the camera watched again', 30_000, async () => {
-      const s = await watchStatus('walk-short');
+      const s = await watchStatusSeen('walk-short');
       return s.state !== 'down' && s.state !== 'starting' ? s : undefined;
     });
     expect(back.reconnects_total).to.be.at.least(1);

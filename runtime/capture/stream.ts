@@ -7,6 +7,7 @@
 import { redactedUrl } from '../core/redact.js';
 import type { Logger } from '../core/log.js';
 import { spawnTool, type ToolProcess } from '../core/spawn.js';
+import { readStat } from '../ops/children.js';
 import { ffmpegPath } from '../core/tools.js';
 import { exactScale } from '../pipeline/frames.js';
 import { inputArgs, urlWithAddress, urlWithCredentials } from './recorder.js';
@@ -73,6 +74,9 @@ export class CameraStream {
   private stderr = '';
   /** runs started since the start, the first included */
   runs = 0;
+  /** CPU seconds of its ffmpeg runs so far (read from /proc every second while one runs) */
+  cpuSeconds = 0;
+  private runCpuSeen = 0;
 
   constructor(private readonly options: CameraStreamOptions) {}
 
@@ -109,6 +113,12 @@ export class CameraStream {
    */
   private check(): void {
     const now = Date.now();
+    const pid = this.pid;
+    const cpu = pid ? readStat(pid)?.cpuSeconds : undefined;
+    if (cpu !== undefined && cpu >= this.runCpuSeen) {
+      this.cpuSeconds += cpu - this.runCpuSeen;
+      this.runCpuSeen = cpu;
+    }
     const { camera, segments, frames } = this.options;
     // a record-only run speaks once per segment: a keyframe interval longer than segment_s makes them longer
     const stallMs = Math.max(camera.timeoutS * 1000, frames ? 0 : 3 * segments!.segmentS * 1000);
@@ -147,6 +157,7 @@ export class CameraStream {
     this.stderr = '';
     this.runStartedAt = Date.now();
     this.runOutput = false;
+    this.runCpuSeen = 0;
     let settle: () => void = () => undefined;
     this.closed = new Promise((resolve) => (settle = resolve));
     void this.open().then(

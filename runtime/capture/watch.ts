@@ -25,6 +25,8 @@ import { CameraStream } from './stream.js';
 export const DETECT_SIZE = { width: MOTION_WIDTH, height: Math.round((MOTION_WIDTH * 9) / 16 / 2) * 2 };
 /** changes over this share of the grid are the light changing (infrared switching, a cloud), not an object */
 const LIGHT_CHANGE = 0.8;
+/** how often the CPU of the camera's ffmpeg goes to the metrics */
+const CPU_REPORT_MS = 10_000;
 /** events kept in the status */
 const LAST_EVENTS = 5;
 
@@ -53,6 +55,8 @@ export interface CameraWatchStatus {
   events_total: number;
   motion_seconds_total: number;
   reconnects_total: number;
+  /** CPU seconds of its ffmpeg (decoding the detect stream, writing the segments), sampled every second */
+  ffmpeg_cpu_seconds_total: number;
   /** the segment ring: what is kept in buffer_dir right now */
   buffer: { dir: string; segments: number; bytes: number };
   last_events: WatchEventSummary[];
@@ -95,6 +99,8 @@ export class CameraWatch implements Feature {
   private motionMs = 0;
   private eventsTotal = 0;
   private reconnects = 0;
+  private cpuReported = 0;
+  private cpuTimer: NodeJS.Timeout | undefined;
   private readonly lastEvents: WatchEventSummary[] = [];
 
   constructor(private readonly deps: CameraWatchDeps) {
@@ -141,6 +147,8 @@ export class CameraWatch implements Feature {
       : [new CameraStream({ ...common, url: camera.url, role: 'detect+record', frames, segments, health: health('detect+record') })];
     this.setState('starting');
     for (const s of this.streams) s.start();
+    this.cpuTimer = setInterval(() => this.reportCpu(), CPU_REPORT_MS);
+    this.cpuTimer.unref();
     log.info('watching camera', {
       camera: camera.id, url: redactedUrl(camera.url), detect_url: w.detectUrl ? redactedUrl(w.detectUrl) : 'the main stream, scaled',
       fps: w.fps, pre_s: w.preS, post_s: w.postS, buffer_dir: this.deps.bufferDir,
@@ -149,7 +157,9 @@ export class CameraWatch implements Feature {
 
   async stop(): Promise<void> {
     this.aborter.abort(new CancelledError());
+    clearInterval(this.cpuTimer);
     await Promise.all(this.streams.map((s) => s.stop()));
+    this.reportCpu();
     if (this.current) {
       this.current.reject(new CancelledError());
       this.current.unpin();
@@ -178,9 +188,21 @@ export class CameraWatch implements Feature {
       events_total: this.eventsTotal,
       motion_seconds_total: Math.round(this.motionMs) / 1000,
       reconnects_total: this.reconnects,
+      ffmpeg_cpu_seconds_total: Math.round(this.streamCpuSeconds() * 100) / 100,
       buffer: { dir: this.deps.bufferDir, segments: this.ring.count, bytes: this.ring.bytes },
       last_events: [...this.lastEvents],
     };
+  }
+
+  private streamCpuSeconds(): number {
+    return this.streams.reduce((sum, s) => sum + s.cpuSeconds, 0);
+  }
+
+  /** Tells the metrics the CPU its ffmpeg used since the last report. */
+  private reportCpu(): void {
+    const total = this.streamCpuSeconds();
+    if (total > this.cpuReported) this.deps.bus.emit('camera.cpu', { camera: this.deps.camera.id, seconds: total - this.cpuReported });
+    this.cpuReported = total;
   }
 
   private frame(gray: Buffer, at: number): void {

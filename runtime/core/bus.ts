@@ -38,6 +38,8 @@ export interface BusEvents {
   'camera.watch': { camera: string; state: 'starting' | 'watching' | 'motion' | 'event' | 'down'; reason?: string };
   /** a watched camera's event clip was accepted (its result id) or could not be made; motionS: the event's motion length */
   'camera.event': { camera: string; outcome: 'accepted' | 'failed'; id?: string; motionS: number };
+  /** CPU seconds a watched camera's ffmpeg used (decoding, segments) since its last report */
+  'camera.cpu': { camera: string; seconds: number };
   /** a watched camera's stream ended and is reconnected */
   'camera.reconnect': { camera: string; role: string };
 }

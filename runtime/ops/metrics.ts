@@ -81,6 +81,7 @@ export class Metrics implements Feature {
     const cameraEvents = counter('vigil_camera_events_total', 'Motion events of watched cameras since the start, by camera and outcome (accepted, failed).', ['camera', 'outcome']);
     const cameraMotion = counter('vigil_camera_motion_seconds_total', 'Seconds of motion in the events of watched cameras since the start, by camera.', ['camera']);
     const cameraReconnects = counter('vigil_camera_reconnects_total', 'Streams of watched cameras that ended and were reconnected since the start, by camera.', ['camera']);
+    const cameraCpu = counter('vigil_camera_ffmpeg_cpu_seconds_total', 'CPU seconds of the ffmpeg watching each camera (decoding its detect stream, writing its segments), by camera.', ['camera']);
     const stalled = counter('vigil_requests_stalled_total', 'Requests whose client stopped sending mid-way and were closed, by phase (headers or body).', ['phase']);
 
     clipSeconds.zero({});
@@ -139,6 +140,7 @@ export class Metrics implements Feature {
           for (const outcome of ['accepted', 'failed']) cameraEvents.inc({ camera, outcome }, 0);
           cameraMotion.inc({ camera }, 0);
           cameraReconnects.inc({ camera }, 0);
+          cameraCpu.inc({ camera }, 0);
         }
         cameraUp.set({ camera }, state === 'down' ? 0 : 1);
       }),
@@ -147,6 +149,7 @@ export class Metrics implements Feature {
         cameraMotion.inc({ camera }, motionS);
       }),
       bus.on('camera.reconnect', ({ camera }) => cameraReconnects.inc({ camera })),
+      bus.on('camera.cpu', ({ camera, seconds }) => cameraCpu.inc({ camera }, seconds)),
     ];
 
     const cpuCounted = Object.fromEntries(CHILD_KINDS.map((k) => [k, 0])) as Record<ChildKind, number>;

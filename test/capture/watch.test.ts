@@ -140,6 +140,7 @@ describe('camera watching', function () {
     expect(still.events_total).to.equal(0);
     expect(still.state).to.equal('watching');
     expect(still.buffer.segments).to.be.within(1, 12); // only the pre-roll is kept
+    expect(still.ffmpeg_cpu_seconds_total).to.be.above(0);
   });
 
   it('makes one event, not many, of a long walk, and a trigger during it joins it', async function () {
@@ -170,6 +171,8 @@ describe('camera watching', function () {
     expect(down.reason).to.match(/no video for \d+ s/);
     const metrics = parseExposition(await (await fetch(`${daemon.url}/metrics`)).text());
     expect(value(metrics, 'vigil_camera_up', { camera: 'walk-short' })).to.equal(0);
+    expect(value(metrics, 'vigil_camera_ffmpeg_cpu_seconds_total', { camera: 'walk-short' })).to.be.above(0);
+    expect(value(metrics, 'vigil_camera_events_total', { camera: 'walk-short', outcome: 'accepted' })).to.be.at.least(2);
     await rtsp.restart();
     const back = await waitFor('the camera watched again', 30_000, async () => {
       const s = await watchStatusSeen('walk-short');

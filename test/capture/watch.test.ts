@@ -53,7 +53,13 @@ describe('camera watching', function () {
     urls['still'] = await rtsp.publish('still', still);
     // the same walks behind a mask over the whole frame: no motion counts there
     urls['masked'] = urls['walk-short']!;
-    const cameraConfigs = Object.entries(urls).map(([id, url]) => ({ id, url, timeout_s: 3, watch: WATCH, ...(id === 'masked' ? { masks: [[[0, 0], [1, 0], [1, 1], [0, 1]]] } : {}) }));
+    // and from a detect substream beside the record stream (two connections)
+    urls['substream'] = urls['walk-short']!;
+    const cameraConfigs = Object.entries(urls).map(([id, url]) => ({
+      id, url, timeout_s: 3,
+      watch: { ...WATCH, ...(id === 'substream' ? { detect_url: url } : {}) },
+      ...(id === 'masked' ? { masks: [[[0, 0], [1, 0], [1, 1], [0, 1]]] } : {}),
+    }));
     daemon = await new TestDaemon({ config: { cameras: cameraConfigs } }).start();
     // The RTSP server of the tests now and then serves a stream's first clients no packets on a
     // loaded machine; a server restarted (as the camera coming back, tested below) serves them.
@@ -110,7 +116,7 @@ describe('camera watching', function () {
     return path.join(folder, name!);
   }
 
-  it('makes one event per walk, each clip starting at least pre_s before the walk, and none for a still scene or behind a mask', async function () {
+  it('makes one event per walk, each clip starting at least pre_s before the walk, and none for a still scene or behind a mask, from the main stream or a substream', async function () {
     this.timeout(90_000);
     const status = await waitFor('two walks', 60_000, async () => {
       const s = await watchStatusSeen('walk-short');
@@ -142,6 +148,9 @@ describe('camera watching', function () {
     expect(still.state).to.equal('watching');
     expect(still.buffer.segments).to.be.within(1, 12); // only the pre-roll is kept
     expect(still.ffmpeg_cpu_seconds_total).to.be.above(0);
+    const substream = accepted(await watchStatus('substream'));
+    expect(substream.length).to.be.at.least(1);
+    for (const event of substream) expect(ms(event.motion_start) - ms(event.clip_start)).to.be.at.least(WATCH.pre_s * 1000);
     const masked = await watchStatus('masked');
     expect(masked.events_total).to.equal(0);
     expect(masked.motion_seconds_total).to.equal(0);
@@ -165,8 +174,8 @@ describe('camera watching', function () {
   it('reports a camera whose stream server is killed down, reconnects when it is back, and leaves no ffmpeg behind', async function () {
     this.timeout(90_000);
     const url = urls['walk-short']!;
-    // one ffmpeg per camera (detect and record from one connection): walk-short's and the masked camera's
-    expect(processesFor(url, daemon.pid)).to.have.length(2);
+    // one ffmpeg per camera (detect and record from one connection), two for the camera with a substream
+    expect(processesFor(url, daemon.pid)).to.have.length(4);
     // the camera goes away: the server and its publishers are killed
     await rtsp.stop();
     const down = await waitFor('the camera reported down', 20_000, async () => {
@@ -185,7 +194,7 @@ describe('camera watching', function () {
     });
     expect(back.reconnects_total).to.be.at.least(1);
     expect(daemon.logs.some((l) => l.msg === 'camera back' && (l as Record<string, unknown>).camera === 'walk-short')).to.equal(true);
-    expect(processesFor(url, daemon.pid)).to.have.length(2);
+    expect(processesFor(url, daemon.pid)).to.have.length(4);
   });
 
   it('stops every ffmpeg and removes its segments when the daemon stops', async function () {

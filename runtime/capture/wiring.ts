@@ -15,7 +15,7 @@ import { defaultBufferRoot } from './buffer-dir.js';
 import { CameraCapture } from './camera-capture.js';
 import { captureRoutes } from './capture-routes.js';
 import { resolveCameras, resolveWatchFolders } from './resolve.js';
-import { CameraWatch } from './watch.js';
+import { CameraWatch, type CameraWatchStatus } from './watch.js';
 import { WatchFolderFeature } from './watch-folder.js';
 
 export interface CaptureWiringDeps {
@@ -29,7 +29,14 @@ export interface CaptureWiringDeps {
   admission?: (ctx: Context) => Promise<void>;
 }
 
-export function buildCapture(config: Config, deps: CaptureWiringDeps): { features: Feature[]; mount: Mount; watches: Map<string, CameraWatch> } {
+export interface CaptureParts {
+  features: Feature[];
+  mount: Mount;
+  /** the watched cameras' states and last events, for views of the gateway (dashboard, Home Assistant) */
+  watchStatuses: () => CameraWatchStatus[];
+}
+
+export function buildCapture(config: Config, deps: CaptureWiringDeps): CaptureParts {
   const cameras = resolveCameras(config);
   const watches = new Map<string, CameraWatch>();
   const defaultRoot = defaultBufferRoot(deps.files.dataDir);
@@ -58,5 +65,9 @@ export function buildCapture(config: Config, deps: CaptureWiringDeps): { feature
     admission: deps.admission,
     watchStatus: (id) => watches.get(id)?.status(),
   });
-  return { features: [capture, ...watchers, ...watches.values()], mount: { access: 'tenant', router }, watches };
+  return {
+    features: [capture, ...watchers, ...watches.values()],
+    mount: { access: 'tenant', router },
+    watchStatuses: () => [...watches.values()].map((w) => w.status()),
+  };
 }

@@ -82,6 +82,7 @@ async function watchOne(url: string): Promise<Watched> {
     }
     return { cpuPercent, pssMb, events: s.last_events, latenciesS };
   } finally {
+    await daemon.stop(); // its shutdown removes the segments it kept in RAM
     await daemon.cleanup();
   }
 }
@@ -103,6 +104,7 @@ async function baselinePss(): Promise<number> {
     await sleep(55_000);
     return await daemonPssMb(daemon.pid);
   } finally {
+    await daemon.stop(); // its shutdown removes the segments it kept in RAM
     await daemon.cleanup();
   }
 }
@@ -144,6 +146,7 @@ async function soak(stillUrl: string, walkUrl: string, minutes: number): Promise
       { figure: 'motion events (clips classified as they came)', 'after 1 min': '', [`after ${minutes} min`]: events },
     ] };
   } finally {
+    await daemon.stop(); // its shutdown removes the segments it kept in RAM
     await daemon.cleanup();
   }
 }

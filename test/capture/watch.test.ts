@@ -76,6 +76,7 @@ describe('camera watching', function () {
   });
 
   after(async () => {
+    await daemon?.stop(); // its shutdown removes the segments it kept in RAM
     await daemon?.cleanup();
     await rtsp?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });

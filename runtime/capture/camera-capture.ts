@@ -35,12 +35,14 @@ export interface CameraCaptureDeps {
   /** tenant -> default flow */
   defaultFlows: Map<string, string>;
   log: Logger;
+  /** the result of a watched camera's event under way, which a trigger joins instead of recording */
+  joinEvent?: (cameraId: string) => Promise<Acceptance> | undefined;
 }
 
 const NO_SPECS = { width: 0, height: 0, duration: 0, fps: 0, nframes: 0 };
 
 /** e.g. cam-1-20261123T031000Z.mp4 */
-function clipName(camera: string, at = new Date()): string {
+export function clipName(camera: string, at = new Date()): string {
   return `${camera}-${at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.mp4`;
 }
 
@@ -96,6 +98,12 @@ export class CameraCapture implements Feature {
     if (!camera) return Promise.reject(new ApiError(404, 'not_found', 'no camera with this id'));
     const running = this.inFlight.get(cameraId);
     if (running) return running;
+    const event = this.deps.joinEvent?.(cameraId);
+    if (event) {
+      this.deps.log.info('trigger joins the motion event under way', { camera: cameraId, source });
+      // an event whose clip could not be made: the trigger records as it would have
+      return event.catch(() => this.capture(cameraId, source, fields));
+    }
     const submitted: Record<string, string> = { ...fields, camera_id: camera.id };
     if (!submitted.flow && camera.flow) submitted.flow = camera.flow;
     try {

@@ -34,6 +34,40 @@ export const zoneSchema = z.strictObject({
   points: polygon,
 });
 
+/**
+ * Watching: the camera's detect stream decoded all the time at a low rate for motion, its record
+ * stream kept as short segments, and motion cut into event clips with the seconds before it.
+ */
+export const watchSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** a substream for motion (small and cheap to decode); empty: the main stream (url), scaled down */
+    detect_url: z.union([cameraUrl, z.literal('')]).default(''),
+    /** frames per second decoded for motion */
+    fps: z.number().min(1).max(15).default(5),
+    /** moving cells (of the motion pass's 12 x 9 grid, specks left out) that make a frame count as motion */
+    min_cells: z.number().int().min(1).max(108).default(2),
+    /** motion must hold this long to start an event */
+    min_motion_s: z.number().min(0).max(30).default(0.6),
+    /** an event ends after this long without motion */
+    quiet_s: z.number().positive().max(300).default(5),
+    /** an event longer than this is split: each part is a clip of its own */
+    max_clip_s: z.number().min(5).max(600).default(60),
+    /** after an event ends, no new one starts for this long (a swaying tree does not start events back to back) */
+    cooldown_s: z.number().min(0).max(3600).default(10),
+    /** seconds of video before the motion in each event clip */
+    pre_s: z.number().min(0).max(30).default(3),
+    /** seconds of video after the motion in each event clip */
+    post_s: z.number().min(0).max(60).default(2),
+    /** length of the record stream's segments (cut at its keyframes, so at least its keyframe interval) */
+    segment_s: z.number().min(1).max(10).default(2),
+    /** where the segments are kept; empty: a RAM-backed folder (systemd's RuntimeDirectory, else /dev/shm), else the data folder */
+    buffer_dir: z.string().default(''),
+    /** the longest wait between two reconnection attempts of a stream that dropped */
+    reconnect_max_s: z.number().min(1).max(600).default(30),
+  })
+  .refine((w) => w.post_s <= w.quiet_s, { message: 'post_s must not be longer than quiet_s', path: ['post_s'] });
+
 export const cameraSchema = z
   .strictObject({
     /** the camera's id: camera_id of its results (also of clips it posts), and the <id> of POST /api/cameras/<id>/capture */
@@ -66,8 +100,11 @@ export const cameraSchema = z
     rtsp_transport: z.enum(['auto', 'tcp', 'udp']).default('auto'),
     /** a message on <prefix>/<gateway>/cameras/<id>/capture records; false: only the HTTP trigger does (any broker client can publish) */
     mqtt_capture: z.boolean().default(true),
+    /** motion on the live stream starts event clips (README "Watching") */
+    watch: watchSchema.prefault({}),
   })
-  .refine((c) => !(c.password && c.password_file), { message: 'give password or password_file, not both', path: ['password_file'] });
+  .refine((c) => !(c.password && c.password_file), { message: 'give password or password_file, not both', path: ['password_file'] })
+  .refine((c) => !(c.watch.enabled && !c.url), { message: 'a watched camera needs its url (the record stream)', path: ['watch', 'enabled'] });
 
 export const camerasSchema = z.array(cameraSchema).superRefine((cameras, ctx) => {
   const seen = new Set<string>();
@@ -100,4 +137,5 @@ export const watchFolderSchema = z.strictObject({
 });
 
 export type CameraConfig = z.infer<typeof cameraSchema>;
+export type WatchConfig = z.infer<typeof watchSchema>;
 export type WatchFolderConfig = z.infer<typeof watchFolderSchema>;

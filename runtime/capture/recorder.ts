@@ -35,8 +35,8 @@ export async function urlWithAddress(url: string): Promise<string> {
 }
 
 
-/** ffmpeg's (and ffprobe's) input options for the camera: its socket timeout, and wall-clock timestamps for HTTP streams. */
-export function inputArgs(camera: Camera): string[] {
+/** ffmpeg's input options for the camera: socket timeouts, the RTSP transport, wall-clock timestamps over HTTP. */
+export function inputArgs(camera: Pick<Camera, 'url' | 'timeoutS' | 'rtspTransport'>): string[] {
   const timeoutUs = String(Math.round(camera.timeoutS * 1e6));
   const protocol = new URL(camera.url).protocol;
   if (protocol === 'rtsp:' || protocol === 'rtsps:') {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ConfigError } from '../config/load.js';
 import { readKeyFile } from '../config/secrets.js';
 import type { Config } from '../config/schema.js';
+import type { WatchConfig } from './config.js';
 
 /** A camera with its tenant decided and its password read. */
 export interface Camera {
@@ -20,6 +21,27 @@ export interface Camera {
   rtspTransport: 'auto' | 'tcp' | 'udp';
   /** whether a message on its MQTT capture topic records (cameras[].mqtt_capture) */
   mqttCapture: boolean;
+  /** the relative polygons where nothing counts (motion included) */
+  masks: Array<Array<[number, number]>>;
+  /** absent: the camera is only recorded on trigger */
+  watch?: WatchSettings;
+}
+
+/** A watched camera's settings (config cameras[].watch), in seconds as configured. */
+export interface WatchSettings {
+  detectUrl: string;
+  fps: number;
+  minCells: number;
+  minMotionS: number;
+  quietS: number;
+  maxClipS: number;
+  cooldownS: number;
+  preS: number;
+  postS: number;
+  segmentS: number;
+  /** empty: decided by the wiring (a RAM-backed folder, else the data folder) */
+  bufferDir: string;
+  reconnectMaxS: number;
 }
 
 export interface WatchFolder {
@@ -68,11 +90,20 @@ export function resolveCameras(config: Config): Camera[] {
     }
     return [{
       id: c.id, url: c.url, username: c.username, password, tenant, flow: c.flow ?? '',
-      recordS: c.record_s, timeoutS: c.timeout_s, rtspTransport: c.rtsp_transport, mqttCapture: c.mqtt_capture,
+      recordS: c.record_s, timeoutS: c.timeout_s, rtspTransport: c.rtsp_transport, mqttCapture: c.mqtt_capture, masks: c.masks,
+      ...(c.watch.enabled ? { watch: watchSettings(c.watch) } : {}),
     }];
   });
   if (problems.length) throw new ConfigError(problems, 'cameras');
   return cameras;
+}
+
+function watchSettings(w: WatchConfig): WatchSettings {
+  return {
+    detectUrl: w.detect_url, fps: w.fps, minCells: w.min_cells, minMotionS: w.min_motion_s, quietS: w.quiet_s,
+    maxClipS: w.max_clip_s, cooldownS: w.cooldown_s, preS: w.pre_s, postS: w.post_s, segmentS: w.segment_s,
+    bufferDir: w.buffer_dir ? path.resolve(w.buffer_dir) : '', reconnectMaxS: w.reconnect_max_s,
+  };
 }
 
 /** The configured watch folders with absolute paths; a ConfigError names every bad entry. */

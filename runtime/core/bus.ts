@@ -34,6 +34,14 @@ export interface BusEvents {
   'capture.requested': { camera: string; source: 'http' | 'mqtt' | 'schedule' };
   /** a camera recording ended: its clip accepted, the camera failed (a 3001 result), or the clip refused (storage full, ...) */
   'capture.finished': { camera: string; outcome: 'recorded' | 'camera_failed' | 'refused' };
+  /** a watched camera's state changed (README "Watching"); reason says why it is down */
+  'camera.watch': { camera: string; state: 'starting' | 'watching' | 'motion' | 'event' | 'down'; reason?: string };
+  /** a watched camera's event clip was accepted (its result id) or could not be made; motionS: the event's motion length */
+  'camera.event': { camera: string; outcome: 'accepted' | 'failed'; id?: string; motionS: number };
+  /** CPU seconds a watched camera's ffmpeg used (decoding, segments) since its last report */
+  'camera.cpu': { camera: string; seconds: number };
+  /** a watched camera's stream ended and is reconnected */
+  'camera.reconnect': { camera: string; role: string };
 }
 
 export type BusEvent = keyof BusEvents;

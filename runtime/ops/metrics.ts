@@ -77,6 +77,11 @@ export class Metrics implements Feature {
     const children = gauge('vigil_child_processes', 'Running child processes by kind (interpreter workers, ffmpeg and ffprobe, other).', ['kind']);
     const childMemory = gauge('vigil_child_resident_memory_bytes', 'Resident memory of the running child processes, by kind.', ['kind']);
     const childCpu = counter('vigil_child_cpu_seconds_total', 'CPU time (user and system) of the child processes since the start, by kind.', ['kind']);
+    const cameraUp = gauge('vigil_camera_up', 'Whether a watched camera\'s streams give video (1) or it is down (0), by camera.', ['camera']);
+    const cameraEvents = counter('vigil_camera_events_total', 'Motion events of watched cameras since the start, by camera and outcome (accepted, failed).', ['camera', 'outcome']);
+    const cameraMotion = counter('vigil_camera_motion_seconds_total', 'Seconds of motion in the events of watched cameras since the start, by camera.', ['camera']);
+    const cameraReconnects = counter('vigil_camera_reconnects_total', 'Streams of watched cameras that ended and were reconnected since the start, by camera.', ['camera']);
+    const cameraCpu = counter('vigil_camera_ffmpeg_cpu_seconds_total', 'CPU seconds of the ffmpeg watching each camera (decoding its detect stream, writing its segments), by camera.', ['camera']);
     const stalled = counter('vigil_requests_stalled_total', 'Requests whose client stopped sending mid-way and were closed, by phase (headers or body).', ['phase']);
 
     clipSeconds.zero({});
@@ -130,6 +135,21 @@ export class Metrics implements Feature {
       }),
       bus.on('mqtt.connection', ({ connected }) => mqtt.set(connected ? 1 : 0)),
       bus.on('request.stalled', ({ phase }) => stalled.inc({ phase })),
+      bus.on('camera.watch', ({ camera, state }) => {
+        if (state === 'starting') {
+          for (const outcome of ['accepted', 'failed']) cameraEvents.inc({ camera, outcome }, 0);
+          cameraMotion.inc({ camera }, 0);
+          cameraReconnects.inc({ camera }, 0);
+          cameraCpu.inc({ camera }, 0);
+        }
+        cameraUp.set({ camera }, state === 'down' ? 0 : 1);
+      }),
+      bus.on('camera.event', ({ camera, outcome, motionS }) => {
+        cameraEvents.inc({ camera, outcome });
+        cameraMotion.inc({ camera }, motionS);
+      }),
+      bus.on('camera.reconnect', ({ camera }) => cameraReconnects.inc({ camera })),
+      bus.on('camera.cpu', ({ camera, seconds }) => cameraCpu.inc({ camera }, seconds)),
     ];
 
     const cpuCounted = Object.fromEntries(CHILD_KINDS.map((k) => [k, 0])) as Record<ChildKind, number>;

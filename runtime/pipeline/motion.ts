@@ -421,3 +421,23 @@ export async function analyseMotion(
   const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked));
   return { samples, pattern: describePattern(samples, precipitation), smallMovers, ...(frames ? { frames } : {}) };
 }
+
+/** The width of the motion pass's gray frames. */
+export const MOTION_WIDTH = WIDTH;
+
+/**
+ * The motion pass's per-sample comparison for frames that come one by one (a live stream):
+ * each call compares a gray frame of width x height with the one before it. Masked pixels
+ * (relative polygons, rasterised once) are zeroed in place, so they never count.
+ */
+export function frameComparer(width: number, height: number, masks: Polygon[] = []): (cur: Buffer) => Omit<MotionSample, 't'> | undefined {
+  const grid = pixelGrid(width, height);
+  const masked = rasteriseMasks(masks, width, height);
+  let prev: Buffer | undefined;
+  return (cur) => {
+    if (masked) for (let i = 0; i < cur.length; i++) if (masked[i]) cur[i] = 0;
+    const sample = prev && compare(prev, cur, grid);
+    prev = cur;
+    return sample;
+  };
+}

@@ -12,6 +12,7 @@ import { NaivePipeline } from './naive-bench.js';
 import { benchAgainst, benchCost, benchQuality, BEFORE_NUISANCE_COMMIT, madeClips, realClips } from './quality-bench.js';
 import { benchRetention } from './retention-bench.js';
 import { scratchTmp } from './scratch.js';
+import { benchWatch } from './watch-bench.js';
 import { formatTable } from './table.js';
 
 async function main(): Promise<void> {
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
   process.stdout.write(formatTable('Highlight render per clip', await benchHighlight()) + '\n');
   process.stdout.write(formatTable('Retention', await benchRetention()) + '\n');
   process.stdout.write(await benchFootprint(hd) + '\n');
+  process.stdout.write(await benchWatch() + '\n');
 }
 
 const removeScratch = scratchTmp();

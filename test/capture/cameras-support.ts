@@ -28,45 +28,77 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
   await exited;
 }
 
-/** An RTSP server with one stream, `rtsp://127.0.0.1:<port>/<name>`, published by ffmpeg from a clip in a loop. */
+/**
+ * An RTSP server with one stream, `rtsp://127.0.0.1:<port>/<name>`, published by ffmpeg from a clip in a loop;
+ * more streams can be published on the same server (one server per test file: a second server beside it
+ * does not serve its streams).
+ */
 export class RtspCamera {
   private server: ChildProcess | undefined;
-  private publisher: ChildProcess | undefined;
+  private readonly publishers = new Map<string, { clip: string; child: ChildProcess | undefined }>();
   clientPort = 0;
+  private sourcePort = 0;
 
   constructor(private readonly binary: string, private readonly clip: string, readonly streamName = 'cam') {}
 
   get url(): string {
-    return `rtsp://127.0.0.1:${this.clientPort}/${this.streamName}`;
+    return this.urlOf(this.streamName);
+  }
+
+  urlOf(name: string): string {
+    return `rtsp://127.0.0.1:${this.clientPort}/${name}`;
   }
 
   async start(): Promise<this> {
     this.clientPort = await freePort();
-    const sourcePort = await freePort();
+    this.sourcePort = await freePort();
+    await this.startServer();
+    await this.publish(this.streamName, this.clip);
+    return this;
+  }
+
+  /** Stops the server and every stream, then starts them again on the same ports (a camera that went away and came back). */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.startServer();
+    for (const name of this.publishers.keys()) await this.publish(name);
+  }
+
+  private async startServer(): Promise<void> {
     // RTP goes over UDP ports counted up from here; a random even base keeps parallel runs apart
     const rtpBase = 20000 + 2 * Math.floor(Math.random() * 10000);
     this.server = spawn(this.binary, [
-      '--clientport', String(this.clientPort), '--serverport', String(sourcePort), '--rtp_start_port', String(rtpBase),
+      '--clientport', String(this.clientPort), '--serverport', String(this.sourcePort), '--rtp_start_port', String(rtpBase),
       '--client_listen_address', '127.0.0.1', '--source_listen_address', '127.0.0.1',
     ], { stdio: 'ignore' });
     await waitForPort(this.clientPort);
-    await waitForPort(sourcePort);
-    this.publisher = spawn(ffmpegPath, [
-      '-hide_banner', '-loglevel', 'error', '-nostdin', '-re', '-stream_loop', '-1', '-i', this.clip,
-      '-c', 'copy', '-f', 'rtsp', `rtsp://127.0.0.1:${sourcePort}/${this.streamName}`,
+    await waitForPort(this.sourcePort);
+  }
+
+  /** Publishes a clip in a loop as stream `name` (again after stopStream); resolves once a client can DESCRIBE it. */
+  async publish(name: string, clip = this.publishers.get(name)?.clip ?? this.clip): Promise<string> {
+    const child = spawn(ffmpegPath, [
+      '-hide_banner', '-loglevel', 'error', '-nostdin', '-re', '-stream_loop', '-1', '-i', clip,
+      '-c', 'copy', '-f', 'rtsp', `rtsp://127.0.0.1:${this.sourcePort}/${name}`,
     ], { stdio: 'ignore' });
-    // the stream is there once a client can DESCRIBE it
+    this.publishers.set(name, { clip, child });
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const ok = await run(ffprobePath, ['-v', 'error', '-stimeout', '2000000', '-show_streams', this.url], { timeout: 5000 }).then(() => true, () => false);
-      if (ok) return this;
-      if (Date.now() > deadline) throw new Error(`the RTSP stream ${this.url} did not come up within 20 s`);
+      const ok = await run(ffprobePath, ['-v', 'error', '-stimeout', '2000000', '-show_streams', this.urlOf(name)], { timeout: 5000 }).then(() => true, () => false);
+      if (ok) return this.urlOf(name);
+      if (Date.now() > deadline) throw new Error(`the RTSP stream ${this.urlOf(name)} did not come up within 20 s`);
       await sleep(300);
     }
   }
 
+  private async stopStream(name: string): Promise<void> {
+    const publisher = this.publishers.get(name);
+    await stopChild(publisher?.child);
+    if (publisher) publisher.child = undefined;
+  }
+
   async stop(): Promise<void> {
-    await stopChild(this.publisher);
+    for (const name of this.publishers.keys()) await this.stopStream(name);
     await stopChild(this.server);
   }
 }

@@ -76,6 +76,25 @@ describe('config', () => {
     ]);
   });
 
+  it("names a camera's bad watch settings by their key", () => {
+    const problems = problemsOf({
+      cameras: [{ id: 'yard', url: 'rtsp://10.0.0.5/main', watch: { enabled: true, fps: 0, detect_url: 'ftp://x', colour: 1 } }],
+    });
+    expect(problems.some((p) => p.startsWith('cameras[0] (yard).watch.fps:'))).to.equal(true);
+    expect(problems.some((p) => p.startsWith('cameras[0] (yard).watch.detect_url:'))).to.equal(true);
+    expect(problems).to.include('cameras[0] (yard).watch.colour: unknown key');
+    const related = problemsOf({
+      cameras: [
+        { id: 'gate', url: 'rtsp://10.0.0.6/main', watch: { enabled: true, post_s: 9, quiet_s: 4 } },
+        { id: 'upload-only', watch: { enabled: true } },
+      ],
+    });
+    expect(related).to.include('cameras[0] (gate).watch.post_s: post_s must not be longer than quiet_s');
+    expect(related).to.include('cameras[1] (upload-only).watch.enabled: a watched camera needs its url (the record stream)');
+    const watch = validateConfig({ cameras: [{ id: 'door', url: 'rtsp://10.0.0.7/main' }] }).cameras[0]!.watch;
+    expect(watch).to.deep.include({ enabled: false, fps: 5, pre_s: 3, post_s: 2, quiet_s: 5, max_clip_s: 60, cooldown_s: 10, buffer_dir: '' });
+  });
+
   it('applies VIGIL_SECTION__KEY environment overrides, typed', () => {
     const raw = applyEnvOverrides({ server: { host: '0.0.0.0' } }, { VIGIL_SERVER__PORT: '9091', VIGIL_LOG__LEVEL: 'debug', VIGIL_JOBS__CONCURRENCY: '3' });
     const config = validateConfig(raw);

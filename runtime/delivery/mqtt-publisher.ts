@@ -13,7 +13,7 @@ import os from 'node:os';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { cameraId } from '../capture/config.js';
 import type { EventBus, BusEvents } from '../core/bus.js';
-import { errorMessage } from '../core/errors.js';
+import { ErrorCode, errorMessage } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { CoalescingPump } from '../core/pump.js';
@@ -148,6 +148,8 @@ export class MqttPublisher implements Feature {
   private stopping = true;
   private statusTimer: NodeJS.Timeout | undefined;
   private unsubscribe: Array<() => void> = [];
+  /** watched cameras whose stream is down, with why: their problem, published again on every connect */
+  private streamsDown = new Map<string, { problem: boolean; error_code: number; error_msg: string; time: string; result_id: string }>();
   private readonly gatewayId: string;
   /** discovery topic -> payload of the entities configured now */
   private readonly discovery: Map<string, string>;
@@ -190,6 +192,7 @@ export class MqttPublisher implements Feature {
       bus.on('result.final', () => this.statusChanged()),
       bus.on('delivery.finished', () => this.statusChanged()),
       bus.on('classification.deleted', () => this.statusChanged()),
+      bus.on('camera.watch', (change) => this.watchChanged(change)),
     ];
     const client = mqtt.connect(config.url, options);
     this.client = client;
@@ -249,11 +252,29 @@ export class MqttPublisher implements Feature {
       await client.subscribeAsync(this.topics.capture, { qos: this.deps.config.qos });
       await this.publishDiscovery(client);
       await this.publishDetectionsOff(client);
+      for (const [camera, problem] of this.streamsDown) await this.publish(client, this.topics.cameraProblem(camera), JSON.stringify(problem), true);
     } catch (err) {
       this.deps.log.warn('MQTT setup after connect failed', { error: errorMessage(err) });
     }
     void this.publishStatus();
     this.pump();
+  }
+
+  /**
+   * A watched camera's stream going down sets its problem sensor (as a failed capture does), and
+   * its coming back clears it; a good result clears it too (cameraSignals).
+   */
+  private watchChanged({ camera, state, reason }: { camera: string; state: string; reason?: string }): void {
+    const wasDown = this.streamsDown.has(camera);
+    if (state === 'starting' || (state !== 'down' && !wasDown)) return;
+    const time = new Date().toISOString();
+    const problem = state === 'down'
+      ? { problem: true, error_code: ErrorCode.CAPTURE_FAILED, error_msg: redactSecrets(reason ?? 'the stream is down'), time, result_id: '' }
+      : { problem: false, error_code: ErrorCode.OK, error_msg: '', time, result_id: '' };
+    if (problem.problem) this.streamsDown.set(camera, problem);
+    else this.streamsDown.delete(camera);
+    const client = this.client;
+    if (client?.connected) void this.publish(client, this.topics.cameraProblem(camera), JSON.stringify(problem), true).catch(() => {});
   }
 
   private onMessage(topic: string, payload: Buffer, retained: boolean): void {

@@ -7,10 +7,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import mqtt, { type MqttClient } from 'mqtt';
 import { descendants } from '../../runtime/ops/children.js';
 import { analyseMotion } from '../../runtime/pipeline/motion.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import type { CameraWatchStatus } from '../../runtime/capture/watch.js';
+import { TestBroker } from '../support/broker.js';
 import { tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 import { parseExposition, value } from '../ops/prom-text.js';
@@ -40,6 +42,10 @@ describe('camera watching', function () {
   let rtsp: RtspCamera;
   const urls: Record<string, string> = {};
   let daemon: TestDaemon;
+  let broker: TestBroker;
+  let subscriber: MqttClient;
+  /** what the gateway said on cameras/walk-short/problem (retained: Home Assistant's problem sensor) */
+  const problems: Array<{ problem: boolean; error_msg: string }> = [];
 
   before(async function () {
     if (!rtspBinary) return this.skip();
@@ -60,7 +66,12 @@ describe('camera watching', function () {
       watch: { ...WATCH, ...(id === 'substream' ? { detect_url: url } : {}) },
       ...(id === 'masked' ? { masks: [[[0, 0], [1, 0], [1, 1], [0, 1]]] } : {}),
     }));
-    daemon = await new TestDaemon({ config: { cameras: cameraConfigs } }).start();
+    broker = await new TestBroker().start();
+    subscriber = await mqtt.connectAsync(broker.url);
+    await subscriber.subscribeAsync('vigil/watch-test/cameras/walk-short/problem');
+    subscriber.on('message', (_topic, payload) => problems.push(JSON.parse(payload.toString()) as { problem: boolean; error_msg: string }));
+    const mqttConfig = { enabled: true, url: broker.url, prefix: 'vigil', gateway_id: 'watch-test' };
+    daemon = await new TestDaemon({ config: { cameras: cameraConfigs, mqtt: mqttConfig } }).start();
     // The RTSP server of the tests now and then serves a stream's first clients no packets on a
     // loaded machine; a server restarted (as the camera coming back, tested below) serves them.
     const allWatching = async () => {
@@ -78,6 +89,8 @@ describe('camera watching', function () {
   after(async () => {
     await daemon?.stop(); // its shutdown removes the segments it kept in RAM
     await daemon?.cleanup();
+    await subscriber?.endAsync();
+    await broker?.stop();
     await rtsp?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -184,6 +197,9 @@ describe('camera watching', function () {
       return s.state === 'down' ? s : undefined;
     });
     expect(down.reason).to.match(/no video for \d+ s/);
+    // Home Assistant's problem sensor goes on with the reason, and off when the camera is back
+    const on = await waitFor('the problem published', 10_000, async () => problems.find((p) => p.problem));
+    expect(on.error_msg).to.match(/no video/);
     const metrics = parseExposition(await (await fetch(`${daemon.url}/metrics`)).text());
     expect(value(metrics, 'vigil_camera_up', { camera: 'walk-short' })).to.equal(0);
     expect(value(metrics, 'vigil_camera_ffmpeg_cpu_seconds_total', { camera: 'walk-short' })).to.be.above(0);
@@ -194,6 +210,7 @@ describe('camera watching', function () {
       return s.state !== 'down' && s.state !== 'starting' ? s : undefined;
     });
     expect(back.reconnects_total).to.be.at.least(1);
+    await waitFor('the problem cleared', 10_000, async () => (problems.at(-1)?.problem === false ? true : undefined));
     expect(daemon.logs.some((l) => l.msg === 'camera back' && (l as Record<string, unknown>).camera === 'walk-short')).to.equal(true);
     expect(processesFor(url, daemon.pid)).to.have.length(4);
   });

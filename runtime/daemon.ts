@@ -107,7 +107,7 @@ export class Daemon {
       databaseFile: path.resolve(dataDir, config.storage.database),
       retention: config.retention, mqtt: config.mqtt, version: runtimeVersion(),
     });
-    const dashboard = buildDashboard(config, { keys: apiKeys, tenants: keys.defaultFlows, db, status: overview, classification, capture: capture.dashboardRouter, log });
+    const dashboard = buildDashboard(config, { keys: apiKeys, tenants: keys.defaultFlows, db, status: overview, classification, capture: capture.dashboardRouter, watchStatus: capture.watchStatus, log });
 
     const mounts: Mount[] = [
       ops.mount,

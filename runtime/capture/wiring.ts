@@ -37,6 +37,8 @@ export interface CaptureParts {
   dashboardRouter: Router;
   /** the watched cameras' states and last events, for views of the gateway (dashboard, Home Assistant) */
   watchStatuses: () => CameraWatchStatus[];
+  /** one watched camera's; undefined for a camera that is not watched */
+  watchStatus: (camera: string) => CameraWatchStatus | undefined;
 }
 
 export function buildCapture(config: Config, deps: CaptureWiringDeps): CaptureParts {
@@ -73,5 +75,6 @@ export function buildCapture(config: Config, deps: CaptureWiringDeps): CapturePa
     mount: { access: 'tenant', router: captureRoutes(routeDeps) },
     dashboardRouter: captureRoutes({ ...routeDeps, prefix: '/dashboard' }),
     watchStatuses: () => [...watches.values()].map((w) => w.status()),
+    watchStatus: (camera: string) => watches.get(camera)?.status(),
   };
 }

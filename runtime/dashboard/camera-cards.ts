@@ -3,7 +3,9 @@
 // the start; a camera that is not configured gets one once a clip with its
 // camera_id was classified. Each card carries the camera's last result, the
 // result whose snapshot to show, and its problem: set by a failed capture
-// (error_code 3001), cleared by a good result, as on MQTT.
+// (error_code 3001), cleared by a good result, as on MQTT; and a watched
+// camera's state (watching, motion, recording an event, down) with its last events.
+import type { CameraWatchStatus } from '../capture/watch.js';
 import type { Config } from '../config/schema.js';
 import { ErrorCode } from '../core/errors.js';
 import { redactedUrl } from '../core/redact.js';
@@ -26,6 +28,8 @@ export interface CameraCard {
   snapshot_id: string | null;
   /** the failed capture that set the camera's problem, while no good result followed it */
   problem: { result_id: string; error_msg: string; time: string } | null;
+  /** a watched camera's state, since when, why it is down, and its last events; null when not watched */
+  watch: Pick<CameraWatchStatus, 'state' | 'since' | 'reason' | 'events_total' | 'last_events'> | null;
 }
 
 type Grouped<T> = T & { tenant: string; camera_id: string };
@@ -49,6 +53,7 @@ export async function cameraCards(
   tenants: string[],
   /** null: the admin, every tenant */
   tenant: string | null,
+  watchStatus: (camera: string) => CameraWatchStatus | undefined = () => undefined,
 ): Promise<CameraCard[]> {
   const [latest, snapshots, problems] = await Promise.all([
     newest<ClassificationRow>(db, '*', '1', tenant),
@@ -62,12 +67,16 @@ export async function cameraCards(
     const k = key(owner, id);
     const row = latest.get(k);
     const problem = problems.get(k);
+    const watched = extra.configured ? watchStatus(id) : undefined;
     cards.set(k, {
       id, name: id, tenant: owner, url: '', records: false, configured: false,
       last_result: row ? toResultJson(row) : null,
       snapshot_id: snapshots.get(k)?.id ?? null,
       problem: problem && problem.error_code === ErrorCode.CAPTURE_FAILED
         ? { result_id: problem.id, error_msg: problem.error_msg, time: problem.created_at }
+        : null,
+      watch: watched
+        ? { state: watched.state, since: watched.since, reason: watched.reason, events_total: watched.events_total, last_events: watched.last_events }
         : null,
       ...extra,
     });

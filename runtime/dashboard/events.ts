@@ -1,7 +1,8 @@
 // Live updates for open dashboards: a server-sent event stream per page that
 // carries the same result JSON as GET /api/result/<id> (toResultJson) when a
 // clip is accepted, starts and becomes final, the id of a deleted one, and a
-// "deliveries" event when a delivery ended (the page then asks for its view).
+// "deliveries" event when a delivery ended (the page then asks for its view),
+// and a "camera" event with the id of a watched camera whose state changed.
 // A tenant's stream carries only that tenant's classifications. Streams end
 // in stop() (else HttpServer.stop() would cut them after 2 s) and when their
 // session signs out. Streams hold a connection each without a socket timeout,
@@ -39,6 +40,8 @@ export class DashboardEvents implements Feature {
       bus: EventBus;
       store: Pick<ClassificationStore, 'get'>;
       sessionOpen: (id: string) => boolean;
+      /** camera id -> its tenant: a camera's changes go to its own tenant's pages only */
+      cameraOwners: Map<string, string>;
       /** streams open at once per session and per tenant */
       limits: { perSession: number; perTenant: number };
       log: Logger;
@@ -54,6 +57,10 @@ export class DashboardEvents implements Feature {
       bus.on('result.final', sendResult),
       bus.on('classification.deleted', ({ id, tenant }) => this.send(tenant, 'deleted', { id })),
       bus.on('delivery.finished', () => this.deliveriesChanged()),
+      bus.on('camera.watch', ({ camera }) => {
+        const tenant = this.deps.cameraOwners.get(camera);
+        if (tenant) this.send(tenant, 'camera', { id: camera });
+      }),
     ];
     this.heartbeat = setInterval(() => this.sweep(), HEARTBEAT_MS);
     this.heartbeat.unref();

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { ApiError } from '../api/errors.js';
 import type { Keys } from '../api/auth.js';
 import type { WatchFolder } from '../capture/resolve.js';
+import type { CameraWatchStatus } from '../capture/watch.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../core/log.js';
 import { redactDeep, redactSecrets, redactedUrl, urlOrigin } from '../core/redact.js';
@@ -39,6 +40,8 @@ export interface DashboardRoutesDeps {
   events: DashboardEvents;
   integrations: Integrations;
   watchFolders: WatchFolder[];
+  /** a watched camera's state and last events; undefined for one not watched */
+  watchStatus: (camera: string) => CameraWatchStatus | undefined;
   log: Logger;
 }
 
@@ -164,7 +167,7 @@ export function dashboardRoutes(deps: DashboardRoutesDeps): { router: Router; gu
     const mine = <T extends { tenant: string }>(list: T[]) => list.filter((x) => tenant === null || x.tenant === tenant);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = redactDeep({
-      cameras: await cameraCards(deps.db, deps.config, [...deps.tenants.keys()], tenant),
+      cameras: await cameraCards(deps.db, deps.config, [...deps.tenants.keys()], tenant, deps.watchStatus),
       watch_folders: await Promise.all(mine(deps.watchFolders).map(async (w) => ({
         path: w.path, tenant: w.tenant, camera_id: w.cameraId, last_capture_at: await lastCapture(deps.db, w.tenant, w.cameraId),
       }))),

@@ -5,7 +5,8 @@ import type Router from '@koa/router';
 import type { Keys } from '../api/auth.js';
 import { classificationRoutes, type ClassificationRoutesDeps } from '../api/classification-routes.js';
 import type { Mount } from '../api/server.js';
-import { resolveWatchFolders } from '../capture/resolve.js';
+import { cameraOwners, resolveWatchFolders } from '../capture/resolve.js';
+import type { CameraWatchStatus } from '../capture/watch.js';
 import type { Config } from '../config/schema.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
@@ -28,6 +29,8 @@ export interface DashboardDeps {
   classification: Omit<ClassificationRoutesDeps, 'prefix'>;
   /** POST /dashboard/api/cameras/<id>/capture: the capture route under /dashboard */
   capture: Router;
+  /** a watched camera's state and last events (capture/watch.ts); undefined for one not watched */
+  watchStatus: (camera: string) => CameraWatchStatus | undefined;
   log: Logger;
 }
 
@@ -36,13 +39,14 @@ export function buildDashboard(config: Config, deps: DashboardDeps): { features:
   const limits = config.dashboard;
   const sessions = new Sessions({ maxAgeMs: limits.session_max_age_h * 3600_000, perKey: limits.sessions_per_key });
   const events = new DashboardEvents({
-    bus: deps.classification.bus, store: deps.classification.store, sessionOpen: (id) => sessions.isOpen(id),
+    bus: deps.classification.bus, store: deps.classification.store, sessionOpen: (id) => sessions.isOpen(id), cameraOwners: cameraOwners(config),
     limits: { perSession: limits.streams_per_session, perTenant: limits.streams_per_tenant }, log,
   });
   const api = dashboardRoutes({
     config, keys: deps.keys, sessions, tenants: deps.tenants, db: deps.db, status: deps.status, events,
     integrations: new Integrations(deps.db),
     watchFolders: resolveWatchFolders(config),
+    watchStatus: deps.watchStatus,
     log,
   });
   const perClip = classificationRoutes({ ...deps.classification, prefix: '/dashboard' });

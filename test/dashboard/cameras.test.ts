@@ -55,6 +55,8 @@ describe('dashboard cameras in a real browser', function () {
           // Vigil records from these two; the second is gone
           { id: 'porch', name: 'Porch', url: porch.url(), username: porch.username, password: porch.password, record_s: 1, timeout_s: 5 },
           { id: 'gate', name: 'Gate', url: `rtsp://gate-user:gate-secret@127.0.0.1:${await freePort()}/stream`, record_s: 1, timeout_s: 2 },
+          // watched, but its stream never answers: down, pushed to the page as it happens
+          { id: 'drive', name: 'Drive', url: `rtsp://127.0.0.1:${await freePort()}/stream`, timeout_s: 1, watch: { enabled: true, reconnect_max_s: 2 } },
           // another tenant's
           { id: 'garage', tenant: 'tenant-b' },
         ],
@@ -143,6 +145,14 @@ describe('dashboard cameras in a real browser', function () {
     const gate = await card('gate').innerText();
     expect(gate).to.include('error 3001');
     expect(gate).to.not.include('gate-secret');
+  });
+
+  it("shows a watched camera's state, down with its reason when its stream does not answer, pushed over the live stream", async () => {
+    // the page was loaded while the camera was starting; its card follows without a reload
+    const badge = card('drive').locator('.watch .badge');
+    await badge.filter({ hasText: 'down' }).waitFor({ timeout: 30_000 });
+    expect(await card('drive').locator('.watch').innerText()).to.match(/since/).and.match(/no video|refused|unreachable|down/i);
+    expect(await card('porch').locator('.watch').count(), 'a camera that is not watched shows no watch state').to.equal(0);
   });
 
   it('shows a delivery as it happens (pushed over the live stream, not polled)', async () => {

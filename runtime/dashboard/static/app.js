@@ -385,6 +385,20 @@ function Deliveries({ tick }) {
   <//>`;
 }
 
+/** What a watched camera is doing, as its card says it. */
+const WATCH_STATES = { starting: 'starting', watching: 'watching', motion: 'motion', event: 'recording an event', down: 'down' };
+
+function Watching({ watch }) {
+  if (!watch) return '';
+  const events = watch.last_events.slice(-3).reverse();
+  return html`<div class="watch small">
+    <${Badge} kind=${watch.state === 'down' ? 'bad' : watch.state === 'event' || watch.state === 'motion' ? 'risk-danger' : 'muted'}>${WATCH_STATES[watch.state] ?? watch.state}<//>
+    <span class="muted"> since ${when(watch.since)}</span>
+    ${watch.state === 'down' && watch.reason && html`<p class="error small">${watch.reason}</p>`}
+    ${events.length > 0 && html`<ul class="events muted">${events.map((e) => html`<li key=${e.motion_start}>motion ${when(e.motion_start)}${e.outcome === 'failed' ? ` · ${e.error ?? 'not recorded'}` : ''}</li>`)}</ul>`}
+  </div>`;
+}
+
 function CameraCard({ session, card, open, changed }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
@@ -417,6 +431,7 @@ function CameraCard({ session, card, open, changed }) {
         : html`<div class="muted small">no clip yet</div>`}
       ${r && html`<${Labels} result=${r} />`}
       ${card.problem && html`<p class="error small">${card.problem.error_msg}</p>`}
+      <${Watching} watch=${card.watch} />
       ${card.records && html`<button class="small capture" disabled=${busy} onClick=${capture}>${busy ? 'Recording…' : 'Capture'}</button>`}
       ${error && html`<p class="error small" role="alert">${error}</p>`}
     </div>
@@ -529,6 +544,7 @@ function Dashboard({ session, signOut }) {
       reloadCameras();
     });
     source.addEventListener('deliveries', () => setDeliveriesTick((t) => t + 1));
+    source.addEventListener('camera', () => reloadCameras()); // a watched camera's state changed
     return () => source.close();
   }, [upsert, reloadCameras]);
 

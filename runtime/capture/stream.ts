@@ -9,7 +9,7 @@ import type { Logger } from '../core/log.js';
 import { spawnTool, type ToolProcess } from '../core/spawn.js';
 import { readStat } from '../ops/children.js';
 import { ffmpegPath } from '../core/tools.js';
-import { exactScale } from '../pipeline/frames.js';
+import { exactScale, frameReader } from '../pipeline/frames.js';
 import { inputArgs, urlWithAddress, urlWithCredentials } from './recorder.js';
 import type { Camera } from './resolve.js';
 import { parseSegmentLine } from './segments.js';
@@ -201,23 +201,11 @@ export class CameraStream {
       );
     }
     const frameBytes = frames ? frames.width * frames.height : 0;
-    let frame: Buffer | undefined;
-    let filled = 0;
-    const reader = {
-      buffer: () => {
-        frame ??= Buffer.allocUnsafeSlow(frameBytes);
-        return frame.subarray(filled);
-      },
-      callback: (bytes: number) => {
-        filled += bytes;
-        if (filled < frameBytes) return;
-        const whole = frame!;
-        frame = undefined;
-        filled = 0;
-        this.output();
-        frames!.onFrame(whole, Date.now());
-      },
-    };
+    const reader = frameReader(frameBytes, (whole) => {
+      this.output();
+      frames!.onFrame(whole, Date.now());
+    });
+
     const pipes = [...(frames ? [{ fd: 1, reader }] : []), 2, ...(segments ? [3] : [])];
     const child = spawnTool(ffmpegPath, args, { pipes });
     this.child = child;

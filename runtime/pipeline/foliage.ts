@@ -5,6 +5,7 @@
 // summed up over the clip (describeSway), and turned into evidence for plant, wind and flag
 // (swayFindings, flagFinding).
 import type { Box } from '../core/analysis.js';
+import { cellGroups } from './cell-groups.js';
 
 /** The grid the motion pass counts on (motion.ts's MOTION_GRID). */
 export interface Grid {
@@ -323,32 +324,6 @@ export interface SwayFindings {
   flutters: Flutter[];
 }
 
-/** 4-connected groups of the set cells, as lists of cell indexes. */
-function groupsOf(set: Uint8Array, grid: Grid): number[][] {
-  const seen = new Uint8Array(set.length);
-  const groups: number[][] = [];
-  for (let start = 0; start < set.length; start++) {
-    if (!set[start] || seen[start]) continue;
-    const group: number[] = [];
-    const stack = [start];
-    seen[start] = 1;
-    while (stack.length) {
-      const c = stack.pop()!;
-      group.push(c);
-      const x = c % grid.x, y = Math.floor(c / grid.x);
-      for (const [nx, ny] of [[x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]] as const) {
-        const n = ny * grid.x + nx;
-        if (nx >= 0 && ny >= 0 && nx < grid.x && ny < grid.y && set[n] && !seen[n]) {
-          seen[n] = 1;
-          stack.push(n);
-        }
-      }
-    }
-    groups.push(group);
-  }
-  return groups;
-}
-
 const cellCentre = (c: number, grid: Grid) => ({ x: ((c % grid.x) + 0.5) / grid.x, y: (Math.floor(c / grid.x) + 0.5) / grid.y });
 const inside = (p: { x: number; y: number }, b: Box) => p.x >= b.x && p.x <= b.x + b.w && p.y >= b.y && p.y <= b.y + b.h;
 
@@ -399,7 +374,7 @@ export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explaine
   }
   let swaying = 0;
   const flutters: Flutter[] = [];
-  for (const group of groupsOf(persistent, grid)) {
+  for (const group of cellGroups(persistent, grid)) {
     const backAndForth = group.filter((c) => swaysBackAndForth(sway, c)).length;
     // foliage where most of a group goes back and forth (a walker's cells persist but go one way)
     if (backAndForth * 2 >= group.length) swaying += backAndForth;

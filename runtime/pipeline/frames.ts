@@ -89,6 +89,29 @@ function outputScale(size: { width: number; height: number }, source?: { width: 
 }
 
 /**
+ * A pipe reader (net's onread) that reads raw frames of `frameBytes` straight into each frame's
+ * own buffer (no buffer per read, no join, no copy) and hands over each whole one.
+ */
+export function frameReader(frameBytes: number, onFrame: (frame: Buffer) => void): { buffer: () => Buffer; callback: (bytes: number) => void } {
+  let frame: Buffer | undefined;
+  let filled = 0;
+  return {
+    buffer: () => {
+      frame ??= Buffer.allocUnsafeSlow(frameBytes);
+      return frame.subarray(filled);
+    },
+    callback: (bytes: number) => {
+      filled += bytes;
+      if (filled < frameBytes) return;
+      const whole = frame!;
+      frame = undefined;
+      filled = 0;
+      onFrame(whole);
+    },
+  };
+}
+
+/**
  * Every selected frame at several sizes from one decode: ffmpeg splits the
  * stream and scales each branch, writing raw frames to its own pipe (fd 1, 3,
  * 4, ...). Yields one buffer per output for each frame, in order: the gray ones
@@ -122,23 +145,11 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
   let wake: (() => void) | undefined;
   const pipes = outputs.map((output, i) => {
     const frameBytes = output.width * output.height * output.channels;
-    let frame: Buffer | undefined;
-    let filled = 0;
-    const reader = {
-      buffer: () => {
-        frame ??= Buffer.allocUnsafeSlow(frameBytes);
-        return frame.subarray(filled);
-      },
-      callback: (bytes: number) => {
-        filled += bytes;
-        if (filled < frameBytes) return;
-        if (i < dense) queues[i]!.push(frame!);
-        else sparseGray!.onFrame(frame!);
-        frame = undefined;
-        filled = 0;
-        wake?.();
-      },
-    };
+    const reader = frameReader(frameBytes, (frame) => {
+      if (i < dense) queues[i]!.push(frame);
+      else sparseGray!.onFrame(frame);
+      wake?.();
+    });
     return { fd: fds[i]!, reader };
   });
   const child = spawnTool(ffmpegPath, [

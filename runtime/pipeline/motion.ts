@@ -7,6 +7,7 @@
 // but stands out from the background the whole time.
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
+import { cellGroups } from './cell-groups.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
@@ -110,34 +111,6 @@ export interface MotionAnalysis {
 
 export const MOTION_GRID = { x: GRID_X, y: GRID_Y };
 
-/** Groups 4-connected moving cells; returns the groups as lists of cell indexes. */
-function cellGroups(cells: Uint8Array): number[][] {
-  const seen = new Uint8Array(cells.length);
-  const groups: number[][] = [];
-  for (let start = 0; start < cells.length; start++) {
-    if (!cells[start] || seen[start]) continue;
-    const group: number[] = [];
-    const stack = [start];
-    seen[start] = 1;
-    while (stack.length) {
-      const c = stack.pop()!;
-      group.push(c);
-      const x = c % GRID_X;
-      const y = Math.floor(c / GRID_X);
-      for (const [nx, ny] of [[x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]] as const) {
-        if (nx < 0 || ny < 0 || nx >= GRID_X || ny >= GRID_Y) continue;
-        const n = ny * GRID_X + nx;
-        if (cells[n] && !seen[n]) {
-          seen[n] = 1;
-          stack.push(n);
-        }
-      }
-    }
-    groups.push(group);
-  }
-  return groups;
-}
-
 function groupBox(group: number[]): Box {
   const xs = group.map((c) => c % GRID_X);
   const ys = group.map((c) => Math.floor(c / GRID_X));
@@ -233,7 +206,7 @@ function compare(prev: Buffer, cur: Buffer, grid: PixelGrid): Omit<MotionSample,
     activeCount++;
     if (moved[c]! - movedSolid[c]! >= movedSolid[c]!) speckled++;
   }
-  const groups = cellGroups(cells);
+  const groups = cellGroups(cells, MOTION_GRID);
   const largest = groups.sort((a, b) => b.length - a.length)[0];
   return {
     energy: changed / (width * height),
@@ -289,7 +262,7 @@ function addForeground(kept: Array<{ sample: MotionSample; frame: Buffer }>, gri
     const sample = kept[k]!.sample;
     for (let c = 0; c < sample.foreground.length; c++) sample.foreground[c] = raw[k - 1]![c]! & raw[k]![c]! & raw[k + 1]![c]!;
     const union = sample.cells.map((v, c) => v | sample.foreground[c]!);
-    const largest = cellGroups(union).sort((a, b) => b.length - a.length)[0];
+    const largest = cellGroups(union, MOTION_GRID).sort((a, b) => b.length - a.length)[0];
     if (largest) sample.region = groupBox(largest);
   }
 }

@@ -5,21 +5,10 @@ import {
   PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
   precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, type GrayFrame,
 } from '../../runtime/pipeline/precipitation.js';
+import { seeded as random } from '../support/random.js';
 
 const W = 320;
 const H = 180;
-
-/** mulberry32, so every run draws the same frames */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A textured scene (smooth blobs of light and shade), larger than the frame so it can be panned. */
 function scene(seed: number, contrast = 1): (x: number, y: number) => number {

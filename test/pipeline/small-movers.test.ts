@@ -7,7 +7,7 @@ import { manifestSchema } from '../../runtime/models/manifest.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import { MOTION_GRID, type MotionPattern } from '../../runtime/pipeline/motion.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from '../../runtime/pipeline/small-movers.js';
-import { seeded } from '../support/sky.js';
+import { seeded } from '../support/random.js';
 
 const W = 192;
 const H = 108;

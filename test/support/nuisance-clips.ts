@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import sharp from 'sharp';
 import { ffmpegPath } from '../../runtime/core/tools.js';
 import { media } from './paths.js';
+import { seeded as random } from './random.js';
 
 /** An RGB picture, 3 bytes a pixel, row by row. */
 interface Raster {
@@ -13,17 +14,6 @@ interface Raster {
   data: Buffer;
 }
 
-/** A small seeded generator (mulberry32): uniform in [0, 1). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const between = (rand: () => number, lo: number, hi: number) => lo + (hi - lo) * rand();
 

@@ -6,18 +6,8 @@
 import { spawn } from 'node:child_process';
 import sharp from 'sharp';
 import { ffmpegPath } from '../../runtime/core/tools.js';
+import { seeded } from './random.js';
 
-/** A small deterministic generator (mulberry32): the same clip on every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface FrameSource {
   width: number;

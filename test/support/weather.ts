@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { captionFont } from '../../runtime/highlight/font.js';
 import { ffmpegPath } from '../../runtime/core/tools.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
+import { seeded as random } from './random.js';
 
 export type Rain = { kind: 'rain'; density: 'drizzle' | 'rain' | 'downpour' };
 export type Snow = { kind: 'snow'; density: 'light' | 'heavy' };
@@ -27,17 +28,6 @@ export interface WeatherClipOptions {
   seed?: number;
 }
 
-/** mulberry32: a small seeded generator, so a clip is the same on every run */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One frame of weather: the opacity of each pixel of a light layer (water and ice scatter light). */
 class Layer {

@@ -2,20 +2,15 @@
 // so each rule is checked on exactly the case it is for.
 import { expect } from 'chai';
 import type { Box, CameraRules, Detection, Polygon } from '../../runtime/core/analysis.js';
-import { manifestSchema } from '../../runtime/models/manifest.js';
 import { squareRegion, suppress } from '../../runtime/pipeline/boxes.js';
 import { insidePolygon, rasteriseMasks } from '../../runtime/pipeline/camera-rules.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from '../../runtime/pipeline/budget.js';
 import { framesFor, naiveFrames } from '../../runtime/pipeline/frame-choice.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
+import { rulesManifest } from '../support/rules-manifest.js';
 
-const manifest = manifestSchema.parse({
-  name: 'rules', version: '1.0.0',
-  models: [{ id: 'm', task: 'detection', file: { name: 'm.tflite', sha256: '0'.repeat(64), bytes: 1, url: 'https://example.invalid/m' }, labels: { embedded: 'l.txt' }, class_map: 'identity' }],
-  thresholds: { person: 0.55, vehicule: 0.55, animal: 0.5 },
-  risk: { confirm_score: 0.4 },
-});
+const manifest = rulesManifest({ person: 0.55, vehicule: 0.55, animal: 0.5 });
 const pattern: MotionPattern = { moving: true, spread: 0.1, fragmentation: 0, oscillation: 0, travel: 0.3, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
 const cells = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
 

@@ -2,12 +2,12 @@
 // frames and motion: each measure and rule checked on exactly the case it is for.
 import { expect } from 'chai';
 import type { Detection } from '../../runtime/core/analysis.js';
-import { manifestSchema } from '../../runtime/models/manifest.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MotionPattern } from '../../runtime/pipeline/motion.js';
 import {
   cameraMotion, describeSway, flagFinding, flowError, localMotion, medianOf, swayFindings, swayScores, type CellMap, type LocalMotion,
 } from '../../runtime/pipeline/foliage.js';
+import { rulesManifest } from '../support/rules-manifest.js';
 
 const GRID = { x: 12, y: 9 };
 const WIDTH = 96;
@@ -202,12 +202,7 @@ describe('foliage: local motion, sway and flags', () => {
 });
 
 describe('foliage in the decision', () => {
-  const manifest = manifestSchema.parse({
-    name: 'rules', version: '1.0.0',
-    models: [{ id: 'm', task: 'detection', file: { name: 'm.tflite', sha256: '0'.repeat(64), bytes: 1, url: 'https://example.invalid/m' }, labels: { embedded: 'l.txt' }, class_map: 'identity' }],
-    thresholds: { person: 0.55, plant: 0.4, flag: 0.4 },
-    risk: { confirm_score: 0.4 },
-  });
+  const manifest = rulesManifest({ person: 0.55, plant: 0.4, flag: 0.4 });
   const cells = () => new Uint8Array(GRID.x * GRID.y);
   const crown = block(1, 1, 5, 4);
   const sway = describeSway(motion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);

@@ -3,11 +3,11 @@
 // carried along together are not.
 import { expect } from 'chai';
 import type { Box, CameraRules } from '../../runtime/core/analysis.js';
-import { manifestSchema } from '../../runtime/models/manifest.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import { MOTION_GRID, type MotionPattern } from '../../runtime/pipeline/motion.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from '../../runtime/pipeline/small-movers.js';
 import { seeded } from '../support/random.js';
+import { rulesManifest } from '../support/rules-manifest.js';
 
 const W = 192;
 const H = 108;
@@ -111,12 +111,7 @@ describe('small movers (pure)', () => {
 });
 
 describe('small creatures in the decision', () => {
-  const manifest = manifestSchema.parse({
-    name: 'rules', version: '1.0.0',
-    models: [{ id: 'm', task: 'detection', file: { name: 'm.tflite', sha256: '0'.repeat(64), bytes: 1, url: 'https://example.invalid/m' }, labels: { embedded: 'l.txt' }, class_map: 'identity' }],
-    thresholds: { person: 0.55, vehicule: 0.55, animal: 0.5 },
-    risk: { confirm_score: 0.4 },
-  });
+  const manifest = rulesManifest({ person: 0.55, vehicule: 0.55, animal: 0.5 });
   const still: MotionPattern = { moving: false, spread: 0, fragmentation: 0, oscillation: 0, travel: 0, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
   const spider: Box = { x: 0.35, y: 0.42, w: 0.08, h: 0.23 };
   const movers: SmallMovers = {

@@ -15,6 +15,7 @@ import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
 import { flagClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { media, SHARED_MODELS } from '../support/paths.js';
 import { flockClip } from '../support/sky.js';
+import { weatherClip } from '../support/weather.js';
 
 export interface Expectation {
   name: string;
@@ -69,6 +70,9 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'still picture', file: await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')), must: ['NOTHING'], mustNot: [], risks: ['safe'] },
     { name: 'trees in wind', file: await treesInWindClip(path.join(dir, 'trees.mp4'), { grain: 8 }), must: ['plant', 'wind'], mustNot: ['person', 'vehicule'], risks: ['safe'] },
     { name: 'flag on a pole', file: await flagClip(path.join(dir, 'flag.mp4'), { cloth: 'bands' }), must: ['flag'], mustNot: ['person', 'vehicule', 'plant'], risks: ['safe'] },
+    { name: 'downpour over the empty room', file: await weatherClip(media('real/indoor_empty_room.mp4'), path.join(dir, 'downpour.mp4'), { kind: 'rain', density: 'downpour' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },
+    { name: 'heavy snow over the empty room', file: await weatherClip(media('real/indoor_empty_room.mp4'), path.join(dir, 'snow.mp4'), { kind: 'snow', density: 'heavy' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },
+    { name: 'a worker walking in the rain', file: await weatherClip(media('real/worker_hardhat_walking.mp4'), path.join(dir, 'rain-worker.mp4'), { kind: 'rain', density: 'rain' }), must: ['person', 'intrusion'], mustNot: ['vehicule', 'animal'], risks: ['intrusion'] },
   ];
 }
 

@@ -58,8 +58,6 @@ export interface FrameSetRequest {
   sizes: Array<{ width: number; height: number }>;
   /** an output before the RGB ones: gray at this size, on the exact area scaler (the motion pass's frames) */
   gray?: { width: number; height: number };
-  /** a second gray output, after `gray`: finer frames where small things are still visible */
-  fineGray?: { width: number; height: number };
   /** the clip's decoded size: an output of that size is only converted (without it, every output is taken as resized) */
   source?: { width: number; height: number };
   signal: AbortSignal;
@@ -68,12 +66,19 @@ export interface FrameSetRequest {
   /** the same decode also writes this copy of the frames, before `filters` (written whole or not at all) */
   copy?: FrameCopy;
   /**
-   * A last output of only some frames: gray at this size (exact area scaler) of the frames the
-   * select expression picks (`n` counts the frames after `filters`), handed to onFrame in order as
-   * each is complete, apart from the yielded sets. Picking in ffmpeg spares the scaling and the pipe
-   * of every other frame.
+   * Last outputs of only some frames: each gray at its size (exact area scaler) of the frames its
+   * select expression picks (`n` counts the frames after `filters`), handed to its onFrame in order
+   * as each is complete, apart from the yielded sets. Picking in ffmpeg spares the scaling and the
+   * pipe of the other frames.
    */
-  sparseGray?: { width: number; height: number; select: string; onFrame: (frame: Buffer) => void };
+  sparseGrays?: SparseGray[];
+}
+
+export interface SparseGray {
+  width: number;
+  height: number;
+  select: string;
+  onFrame: (frame: Buffer) => void;
 }
 
 /**
@@ -115,19 +120,17 @@ export function frameReader(frameBytes: number, onFrame: (frame: Buffer) => void
  * Every selected frame at several sizes from one decode: ffmpeg splits the
  * stream and scales each branch, writing raw frames to its own pipe (fd 1, 3,
  * 4, ...). Yields one buffer per output for each frame, in order: the gray ones
- * first when asked for (gray, then fineGray), then one per size. Each is a buffer of its own (not a
+ * first when asked for, then one per size. Each is a buffer of its own (not a
  * view into a larger one), so it can be kept or sent as it is.
  */
 export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<Buffer[]> {
   const outputs = [
-    ...[request.gray, request.fineGray].filter((g) => g !== undefined).map((g) => ({ ...g, filter: exactScale(g.width, g.height, 'area'), pixelFormat: 'gray', channels: 1 })),
+    ...(request.gray ? [{ ...request.gray, filter: exactScale(request.gray.width, request.gray.height, 'area'), pixelFormat: 'gray', channels: 1 }] : []),
     ...request.sizes.map((size) => ({ ...size, filter: outputScale(size, request.source), pixelFormat: 'rgb24', channels: 3 })),
   ];
-  const { sparseGray } = request;
+  const sparse = request.sparseGrays ?? [];
   const dense = outputs.length;
-  if (sparseGray) {
-    outputs.push({ ...sparseGray, filter: `select='${sparseGray.select}',${exactScale(sparseGray.width, sparseGray.height, 'area')}`, pixelFormat: 'gray', channels: 1 });
-  }
+  for (const s of sparse) outputs.push({ ...s, filter: `select='${s.select}',${exactScale(s.width, s.height, 'area')}`, pixelFormat: 'gray', channels: 1 });
   const n = outputs.length;
   const { copy } = request;
   const labels = outputs.map((_, i) => `o${i}`);
@@ -147,7 +150,7 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
     const frameBytes = output.width * output.height * output.channels;
     const reader = frameReader(frameBytes, (frame) => {
       if (i < dense) queues[i]!.push(frame);
-      else sparseGray!.onFrame(frame);
+      else sparse[i - dense]!.onFrame(frame);
       wake?.();
     });
     return { fd: fds[i]!, reader };

@@ -355,9 +355,13 @@ export async function analyseMotion(
       if (wetMasked) for (let i = 0; i < frame.length; i++) if (wetMasked[i]) frame[i] = 0;
       tracker.push({ data: frame, ...wet });
     };
-    for await (const [gray, fineGray, ...views] of readFrameSets({
-      input: clip.path, gray: { width, height }, fineGray: fine, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
-      sparseGray: { ...wet, select: scheduleSelect(schedule), onFrame },
+    const onFine = (frame: Buffer) => fineFrames.push({ t: (fineFrames.length * fineStride) / SAMPLE_FPS, gray: frame });
+    for await (const [gray, ...views] of readFrameSets({
+      input: clip.path, gray: { width, height }, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
+      sparseGrays: [
+        { ...wet, select: scheduleSelect(schedule), onFrame },
+        { ...fine, select: `not(mod(n\\,${fineStride}))`, onFrame: onFine },
+      ],
       // Motion needs no exact picture: skipping the deblocking filter decodes faster (not for
       // frames the networks see, kept for a small clip). One decoding thread (DECODE_THREADS).
       inputArgs: [...DECODE_THREADS, ...(keep ? [] : ['-skip_loop_filter', 'all', '-flags2', '+fast'])],
@@ -377,7 +381,6 @@ export async function analyseMotion(
       if (prev && index <= SWAY_SECONDS * SAMPLE_FPS) sample.local = localMotion(prev, cur, grid, MOTION_GRID);
       samples.push(sample);
       if (index % stride === 0) kept.push({ sample, frame: cur });
-      if (index % fineStride === 0) fineFrames.push({ t: sample.t, gray: fineGray! });
       prev = cur;
       index++;
     }

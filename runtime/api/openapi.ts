@@ -151,6 +151,33 @@ export function openApiDocument(): Json {
           responses: { ...accepted('with sync=true'), ...errors(400, 401, 404, 410, 507) },
         },
       },
+      '/api/cameras/{camera}/watch': {
+        get: {
+          operationId: 'cameraWatch',
+          summary: "A watched camera's state, totals and last events (README, Watching)",
+          security: TENANT,
+          parameters: [idParam('camera', 'the camera id from the config')],
+          responses: {
+            '200': json({
+              type: 'object',
+              required: ['camera', 'state', 'since', 'reason', 'events_total', 'motion_seconds_total', 'reconnects_total', 'ffmpeg_cpu_seconds_total', 'buffer', 'last_events'],
+              properties: {
+                camera: { type: 'string' },
+                state: { type: 'string', enum: ['starting', 'watching', 'motion', 'event', 'down'] },
+                since: { type: 'string', format: 'date-time' },
+                reason: { type: ['string', 'null'] },
+                events_total: { type: 'integer' },
+                motion_seconds_total: { type: 'number' },
+                reconnects_total: { type: 'integer' },
+                ffmpeg_cpu_seconds_total: { type: 'number' },
+                buffer: { type: 'object', properties: { dir: { type: 'string' }, segments: { type: 'integer' }, bytes: { type: 'integer' } } },
+                last_events: { type: 'array', items: { type: 'object' } },
+              },
+            }, 'its state'),
+            ...errors(401, 404),
+          },
+        },
+      },
       '/api/admin/integrations': {
         get: {
           operationId: 'listIntegrations',

@@ -141,6 +141,8 @@ describe('api: the OpenAPI document and the answers of the daemon', function () 
     await bad('POST', '/api/classify', '/api/classify', 422, 'invalid_video', { headers: { ...tenant(), 'content-type': 'video/mp4' }, body: 'not a video' });
     await bad('POST', '/api/cameras/{camera}/capture', '/api/cameras/front-door/capture', 404, 'not_found', { headers: tenant() });
     await bad('POST', '/api/cameras/{camera}/capture', '/api/cameras/front-door/capture', 401, 'unauthorized');
+    await bad('GET', '/api/cameras/{camera}/watch', '/api/cameras/front-door/watch', 404, 'not_found', { headers: tenant() });
+    await bad('GET', '/api/cameras/{camera}/watch', '/api/cameras/front-door/watch', 401, 'unauthorized');
   });
 
   it('admin answers fit: integrations, deliveries, outbox and their errors', async () => {

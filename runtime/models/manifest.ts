@@ -42,6 +42,12 @@ export const modelSchema = z.strictObject({
   /** detection: boxes scored under this are dropped before anything else looks at them */
   min_score: z.number().min(0).max(1).default(0.3),
   /**
+   * how far apart the model's quantized scores fall (a property of the model, measured): a
+   * person or vehicle seen once within a step of its threshold is looked at again (decide.ts,
+   * margins), as one step of noise would flip it. 0: its scores are fine-grained.
+   */
+  score_step: z.number().min(0).max(0.5).default(0),
+  /**
    * classification: a label's score is its most confident class ("max"), or the sum of its
    * classes ("sum": many faint classes add up, which suits only coarse maps)
    */

@@ -9,12 +9,12 @@ import type { Manifest, ModelEntry } from '../models/manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import type { TensorQuant } from '../inference/tflite-file.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { decide, type FrameFindings } from './decide.js';
+import { decide, doubts, judgeOf, movingShare, type Doubt, type FrameFindings } from './decide.js';
 import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import type { LabelMap } from './label-map.js';
-import { analyseMotion, SAMPLE_FPS } from './motion.js';
-import { covered, suppress } from './boxes.js';
+import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
+import { covered, squareRegion, suppress } from './boxes.js';
 import { DECODERS, type Scores } from './decoders.js';
 
 /** A model of the loaded pack, ready to run. */
@@ -47,6 +47,13 @@ const EXPLAINED = 0.5;
  * 320x240 one) cost about what a classifier inference does.
  */
 const KEEP_SAMPLES_BYTES = 16 * 1024 * 1024;
+
+/** Doubts looked at again per clip, at most (one per intruder label of the default pack). */
+const MAX_LOOKS = 2;
+/** Where a look again at a large thing goes, in samples from the doubt's frame: a few tenths of a second. */
+const LOOK_OFFSETS = [3, -3, 2, -2, 4, -4, 1, -1];
+/** A closer look's region is at most this share of the side of the view that saw the doubt: else it is no closer. */
+const CLOSER = 0.8;
 
 /** Frames are decoded at this width at most: enough detail for crops. */
 const DETAIL_WIDTH = 1280;
@@ -145,11 +152,46 @@ export class ClipClassifier implements Classifier {
     if (frames.length === 0) throw new PipelineError(ErrorCode.DECODE_FAILED, 'no frame of the clip could be decoded');
     frames.sort((a, b) => a.t - b.t);
 
+    // Margins: a person or vehicle seen once, within a step of its threshold, is looked at again.
+    for (const look of await this.lookAgain(doubts(frames, motion.pattern, judgeOf(this.options.manifest, rules)), clip, motion, chosen, signal)) {
+      frames.push(look.findings);
+      inferenceMs += look.inferenceMs;
+      framesInferred += look.inferences;
+      for (const [m, n] of Object.entries(look.byModel)) inferences[m] = (inferences[m] ?? 0) + n;
+    }
+    frames.sort((a, b) => a.t - b.t);
+
     const decision = decide(frames, motion.pattern, this.options.manifest, rules, motion.smallMovers);
     return {
       ...base, ...decision,
       stats: { framesInferred, decodeMs, motionMs, inferenceMs, totalMs: performance.now() - started, inferences },
     };
+  }
+
+  /**
+   * Looks again at each doubt (margins, decide.ts) with the detectors: closer, on the region
+   * around it at a larger scale than any view that saw it, in the same frame (what walks out of
+   * view is still there); a thing too large for a closer view is looked at in another sample a
+   * few tenths of a second away, where its box still moves: another moment's noise and pose.
+   */
+  private async lookAgain(doubts: Doubt[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal) {
+    const taken = new Set(chosen.map((c) => c.index));
+    const looks = doubts.slice(0, MAX_LOOKS).map((doubt): ChosenFrame => {
+      const seenAt = chosen.find((c) => Math.abs(c.sample.t - doubt.t) < 1e-6)!;
+      const closer = squareRegion(doubt.box, clip, this.regionSide() / 2);
+      const viewSide = (view: Box | undefined) => (view ? view.w * clip.width : Math.max(clip.width, clip.height));
+      if (closer.w * clip.width <= CLOSER * viewSide(seenAt.crop)) return { index: seenAt.index, sample: seenAt.sample, crop: closer };
+      const around = LOOK_OFFSETS.map((o) => seenAt.index + o).filter((i) => motion.samples[i] && !taken.has(i));
+      const index = around.reduce<number>((a, i) => (a < 0 || movingShare(doubt.box, motion.samples[i]!) > movingShare(doubt.box, motion.samples[a]!) ? i : a), -1);
+      if (index < 0) return { index: seenAt.index, sample: seenAt.sample, crop: closer };
+      return { index, sample: motion.samples[index]!, crop: squareRegion(doubt.box, clip, this.regionSide()) };
+    }).filter((look, i, all) => all.findIndex((other) => other.index === look.index) === i) // one decode a sample
+      .sort((a, b) => a.index - b.index); // as ffmpeg gives them
+    if (looks.length === 0) return [];
+    const frames = motion.frames ? this.keptFrames(clip, motion.frames, looks) : this.decodeChosen(clip, looks, signal);
+    const results = [];
+    for await (const decoded of frames) results.push(await this.inferFrame(decoded, undefined, signal));
+    return results;
   }
 
   /** The sizes a chosen sample is needed at: the detail frame (for crops), then each model input size (by inputKey). */
@@ -195,7 +237,7 @@ export class ClipClassifier implements Classifier {
   }
 
   /** The models on the frame, looking closer (the region around its motion, the other tasks) while the motion is unexplained. */
-  private async inferFrame({ frame, size, choice, whole }: DecodedFrame, budget: FrameBudget, signal: AbortSignal) {
+  private async inferFrame({ frame, size, choice, whole }: DecodedFrame, budget: FrameBudget | undefined, signal: AbortSignal) {
     const scores: Scores = {};
     // By view, whole frame first whatever ran first: of two equal findings the merge keeps the earlier.
     const views: { whole: Detection[]; region: Detection[] } = { whole: [], region: [] };
@@ -227,6 +269,10 @@ export class ClipClassifier implements Classifier {
     // classifier for what the detector does not know) look at the region, or the whole frame
     // when there is none. What several views found is merged.
     const first = this.firstLookModels();
+    if (!budget) {
+      await runAll(first, choice.crop); // a look again: its region only
+      return findings();
+    }
     const others = this.options.models.filter((m) => !first.includes(m));
     if (others.length === 0 && first[0]?.entry.task !== 'detection') {
       await runAll(first, choice.crop); // a pack without a detector: its models look where it moves

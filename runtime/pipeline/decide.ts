@@ -157,13 +157,59 @@ function creatureKeyframes(tracks: SmallMovers['creatures'], creatures: Detectio
 }
 
 /** What every step reads: the pack's thresholds and the camera's rules. */
-interface Judge {
+export interface Judge {
   rules?: CameraRules;
   threshold: (label: ServiceLabel) => number;
   /** risk.confirm_score: an unsure sighting, which agreement across frames can confirm */
   unsure: number;
   /** the labels that make an intrusion: the camera's, else the pack's */
   intruders: ServiceLabel[];
+  /** how far apart the pack's quantized scores fall (its models' largest score_step): one step of noise */
+  step: number;
+}
+
+/** The judge of a pack and a camera's rules. */
+export function judgeOf(manifest: Manifest, rules?: CameraRules): Judge {
+  return {
+    rules,
+    threshold: (label) => manifest.thresholds[label] ?? manifest.default_threshold,
+    unsure: manifest.risk.confirm_score,
+    intruders: rules?.intrusionLabels ?? manifest.risk.intrusion_labels,
+    step: Math.max(0, ...manifest.models.map((m) => m.score_step)),
+  };
+}
+
+/** A person or vehicle seen once, within a step of its threshold: where to look again. */
+export interface Doubt {
+  label: ServiceLabel;
+  /** the frame it was seen in */
+  t: number;
+  box: Box;
+}
+
+/** Per intruder label, its boxed sightings: the best of each frame that saw it. */
+function sightingsOf(frames: FrameFindings[], label: ServiceLabel): Array<{ t: number; detection: Detection }> {
+  return frames.flatMap((f) => {
+    const seen = f.detections.filter((d) => d.label === label);
+    return seen.length ? [{ t: f.t, detection: seen.reduce((a, b) => (b.score > a.score ? b : a)) }] : [];
+  });
+}
+
+/**
+ * Margins: a person or vehicle seen in one frame only, its score within one step of the
+ * detector's quantized output from its threshold (either side), is decided by noise: one step
+ * up or down flips it. The pipeline looks at it again (another moment, closer), and agreement
+ * across frames decides (foundRule). Seen twice or more, or clear of the threshold, it stands.
+ */
+export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge): Doubt[] {
+  if (judge.step <= 0) return [];
+  const frames = secondOpinions(found, pattern, judge);
+  return judge.intruders.flatMap((label) => {
+    const sightings = sightingsOf(frames, label).filter((s) => labelAllowed(label, s.detection.score, judge.rules) && inZone(s.detection.box, judge.rules));
+    if (sightings.length !== 1) return [];
+    const { t, detection } = sightings[0]!;
+    return Math.abs(detection.score - judge.threshold(label)) < judge.step ? [{ label, t, box: detection.box }] : [];
+  });
 }
 
 type Scores = Partial<Record<ServiceLabel, number>>;
@@ -204,12 +250,16 @@ export function weather(scores: Scores, frames: FrameFindings[], pattern: Motion
  * them at confirm_score: agreement across frames stands in for one sure frame.
  */
 export function foundRule(frames: FrameFindings[], judge: Judge): (label: ServiceLabel, score: number) => boolean {
+  const sightings = new Map(judge.intruders.map((label) => [label, sightingsOf(frames, label).map((s) => s.detection.score)]));
   const agreed = new Set(judge.intruders.filter((label) => {
-    const sightings = frames.map((f) => Math.max(0, ...f.detections.filter((d) => d.label === label).map((d) => d.score))).filter((s) => s > 0);
-    return sightings.length >= AGREEING_FRAMES && Math.max(...sightings) >= judge.unsure;
+    const seen = sightings.get(label)!;
+    return seen.length >= AGREEING_FRAMES && Math.max(...seen) >= judge.unsure;
   }));
+  // Margins: a person or vehicle seen in one frame only must clear its threshold by a step; the
+  // pipeline looked at it again (doubts), and a second sighting makes it agreed.
+  const sure = (label: ServiceLabel) => judge.threshold(label) + (sightings.get(label)?.length === 1 ? judge.step : 0);
   return (label, score) =>
-    labelAllowed(label, score, judge.rules) && (score >= judge.threshold(label) || (agreed.has(label) && score >= judge.unsure));
+    labelAllowed(label, score, judge.rules) && (score >= sure(label) || (agreed.has(label) && score >= judge.unsure));
 }
 
 /**
@@ -286,12 +336,7 @@ function keyframesOf(frames: FrameFindings[], reported: Set<ServiceLabel>, found
  * when asked for.
  */
 export function decide(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules, movers?: () => SmallMovers): Decision {
-  const judge: Judge = {
-    rules,
-    threshold: (label) => manifest.thresholds[label] ?? manifest.default_threshold,
-    unsure: manifest.risk.confirm_score,
-    intruders: rules?.intrusionLabels ?? manifest.risk.intrusion_labels,
-  };
+  const judge = judgeOf(manifest, rules);
   const frames = secondOpinions(found, pattern, judge);
   const scores: Scores = {};
   for (const frame of frames) for (const [label, score] of Object.entries(frame.scores)) raise(scores, label as ServiceLabel, score);

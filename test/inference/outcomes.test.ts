@@ -27,7 +27,7 @@ describe('classification outcomes (default pack, real models)', function () {
     const result = (await res.json()) as Record<string, any>;
     expect(result.error_code, result.error_msg).to.equal(0);
     expect(result.model).to.equal('default');
-    expect(result.version).to.equal('2.1.0');
+    expect(result.version).to.equal('2.2.0');
     return result;
   }
 

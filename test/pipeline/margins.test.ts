@@ -1,0 +1,103 @@
+// Margins (decide.ts): a person or vehicle seen once, within one step of the detector's
+// quantized scores from its threshold, is decided by noise. Such a sighting is looked at again,
+// and only agreement between the looks, or a score clear of the threshold, makes it found.
+// Made-up findings: no model runs, so each case is exactly the one the rule is for.
+import { expect } from 'chai';
+import type { Box, CameraRules, Detection } from '../../runtime/core/analysis.js';
+import { decide, doubts, judgeOf, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
+import { rulesManifest } from '../support/rules-manifest.js';
+
+/** A pack whose detector's scores come in steps of `step`, person and vehicle thresholds 0.55. */
+function steppedManifest(step: number) {
+  const manifest = rulesManifest({ person: 0.55, vehicule: 0.55 });
+  return { ...manifest, models: manifest.models.map((m) => ({ ...m, score_step: step })) };
+}
+const STEP = 0.08;
+const manifest = steppedManifest(STEP);
+const pattern: MotionPattern = { moving: true, spread: 0.1, fragmentation: 0, oscillation: 0, travel: 0.3, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
+
+/** A sample where the cells under `moving` move. */
+function sample(t: number, moving: Box): MotionSample {
+  const cells = new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
+  for (let y = 0; y < MOTION_GRID.y; y++) for (let x = 0; x < MOTION_GRID.x; x++) {
+    const cx = (x + 0.5) / MOTION_GRID.x;
+    const cy = (y + 0.5) / MOTION_GRID.y;
+    if (cx >= moving.x && cx <= moving.x + moving.w && cy >= moving.y && cy <= moving.y + moving.h) cells[y * MOTION_GRID.x + x] = 1;
+  }
+  return { t, energy: 0.05, cells, solidCells: cells, region: moving, speckle: 0, foreground: new Uint8Array(cells.length) };
+}
+
+function frame(t: number, detections: Detection[], moving: Box): FrameFindings {
+  const scores: FrameFindings['scores'] = {};
+  for (const d of detections) scores[d.label] = Math.max(scores[d.label] ?? 0, d.score);
+  return { t, sample: sample(t, moving), scores, detections };
+}
+
+const walker = (x: number): Box => ({ x, y: 0.3, w: 0.1, h: 0.4 });
+const seenOnce = (score: number, label: Detection['label'] = 'person') => [frame(0.5, [{ label, score, box: walker(0.2) }], walker(0.2))];
+
+describe('margins: a sighting one step from its threshold is looked at again', () => {
+  it('the judge takes the step from the pack: its models\' largest score_step', () => {
+    expect(judgeOf(manifest).step).to.equal(STEP);
+    expect(judgeOf(steppedManifest(0)).step).to.equal(0);
+  });
+
+  for (const score of [0.5, 0.58]) {
+    it(`a person seen once at ${score} (threshold 0.55, steps of ${STEP}) is a doubt, with the frame and box to look at`, () => {
+      const found = doubts(seenOnce(score), pattern, judgeOf(manifest));
+      expect(found).to.deep.equal([{ label: 'person', t: 0.5, box: walker(0.2) }]);
+    });
+  }
+
+  for (const score of [0.42, 0.66]) {
+    it(`a person seen once at ${score}, more than a step from the threshold, is no doubt`, () => {
+      expect(doubts(seenOnce(score), pattern, judgeOf(manifest))).to.deep.equal([]);
+    });
+  }
+
+  it('a person seen in two frames is no doubt: the frames agree already', () => {
+    const frames = [frame(0.5, [{ label: 'person', score: 0.58, box: walker(0.2) }], walker(0.2)), frame(2, [{ label: 'person', score: 0.5, box: walker(0.5) }], walker(0.5))];
+    expect(doubts(frames, pattern, judgeOf(manifest))).to.deep.equal([]);
+  });
+
+  it('a person and a vehicle, each seen once near its threshold: two doubts', () => {
+    const car: Box = { x: 0.6, y: 0.5, w: 0.3, h: 0.2 };
+    const frames = [frame(0.5, [{ label: 'person', score: 0.5, box: walker(0.2) }, { label: 'vehicule', score: 0.58, box: car }], { x: 0.1, y: 0.2, w: 0.8, h: 0.6 })];
+    expect(doubts(frames, pattern, judgeOf(manifest)).map((d) => d.label).sort()).to.deep.equal(['person', 'vehicule']);
+  });
+
+  it('a pack with fine-grained scores (score_step 0) has no doubts, and a lone sighting at its threshold is found as before', () => {
+    const fine = steppedManifest(0);
+    expect(doubts(seenOnce(0.58), pattern, judgeOf(fine))).to.deep.equal([]);
+    expect(decide(seenOnce(0.58), pattern, fine).labels).to.include('person');
+  });
+
+  it('outside the camera\'s zones a sighting decides nothing: no doubt', () => {
+    const rules: CameraRules = { masks: [], zones: [{ name: 'drive', points: [[0.7, 0], [1, 0], [1, 1], [0.7, 1]] }], labels: {} };
+    expect(doubts(seenOnce(0.58), pattern, judgeOf(manifest, rules))).to.deep.equal([]);
+  });
+
+  it('a lone sighting one step above the threshold that a look again does not confirm is not found', () => {
+    const d = decide(seenOnce(0.58), pattern, manifest);
+    expect(d.labels).to.not.include('person');
+    expect(d.risk).to.equal('safe');
+  });
+
+  it('the same sighting, confirmed by a look again (a second sighting over the model\'s min_score), is found: person, intrusion', () => {
+    const look = frame(0.5, [{ label: 'person', score: 0.34, box: { x: 0.21, y: 0.31, w: 0.09, h: 0.38 } }], walker(0.2));
+    const d = decide([...seenOnce(0.58), look], pattern, manifest);
+    expect(d.labels).to.include.members(['person', 'intrusion']);
+    expect(d.risk).to.equal('intrusion');
+  });
+
+  it('a sighting one step under the threshold, confirmed by a look again, is found; unconfirmed, it is not', () => {
+    const look = frame(0.8, [{ label: 'person', score: 0.42, box: walker(0.23) }], walker(0.23));
+    expect(decide([...seenOnce(0.5), look], pattern, manifest).labels).to.include('person');
+    expect(decide(seenOnce(0.5), pattern, manifest).labels).to.not.include('person');
+  });
+
+  it('a lone sighting clear of the threshold by a step or more is found without a second look', () => {
+    expect(decide(seenOnce(0.66), pattern, manifest).labels).to.include.members(['person', 'intrusion']);
+  });
+});

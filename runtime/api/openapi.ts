@@ -1,7 +1,9 @@
-// GET /api/openapi.json: the OpenAPI 3.1 description of every endpoint. The
-// body schemas are generated from the zod schemas of runtime/api/schemas.ts
-// (tied to the code's types) and, for admin request bodies, from the very
-// schemas the routes validate with; the paths are listed here once.
+// GET /api/openapi.json: the OpenAPI 3.1 description of every endpoint of the
+// key-based API and of the operations endpoints (the dashboard's own JSON API,
+// made for its page, is left out). The body schemas are generated from the zod
+// schemas of runtime/api/schemas.ts (tied to the code's types) and, for admin
+// request bodies, from the very schemas the routes validate with; the paths are
+// listed here once, and test/api/openapi.test.ts checks them against the routers.
 import Router from '@koa/router';
 import { z } from 'zod';
 import { runtimeVersion } from '../ops/version.js';

@@ -5,10 +5,10 @@
 // a one-shot command's start-up.
 import { parseArgs } from 'node:util';
 
-/** Logs of the one-shot commands go to stderr, so stdout carries only the answer. */
+/** Logs of the one-shot commands go to stderr, so stdout carries only the answer; readable lines when stderr is a terminal. */
 async function stderrLogger(level: 'info' | 'warn' | 'error' | 'debug') {
   const { createLogger } = await import('./core/log.js');
-  return createLogger(level, (line) => process.stderr.write(line + '\n'));
+  return createLogger(level, (line) => process.stderr.write(line + '\n'), 'vigil', { pretty: process.stderr.isTTY === true });
 }
 
 const USAGE = `usage: vigil <command> [options]

@@ -4,9 +4,12 @@
 // so `journalctl -p warning` shows exactly the warnings and errors. Errors keep
 // their stack; values under secret-looking keys are censored by pino's redaction,
 // and every line goes through core/redact.ts (URLs lose user info and query values).
+// For a person at a terminal (stdout a TTY) the same records are printed by
+// pino-pretty as one readable line each instead of JSON.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import pino from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import { redactSecrets } from './redact.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -75,6 +78,25 @@ type Write = (line: string) => void;
 export interface LoggerOptions {
   /** prefix each line with its journald priority (`<4>{...}`) */
   journald?: boolean;
+  /** one readable line per record instead of JSON (default: when writing to stdout and stdout is a terminal) */
+  pretty?: boolean;
+}
+
+/**
+ * A record as a person reads it: local time, level, component, message, then
+ * the other fields as JSON on the same line; an error's stack follows on
+ * indented lines. Colours as pino-pretty decides (a terminal, NO_COLOR).
+ * pino-pretty formats in this thread rather than as a worker transport, so it
+ * formats the line core/redact.ts has cleaned and no line is lost at exit.
+ */
+function prettyLine(): (json: string) => string {
+  const format = prettyFactory({
+    translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
+    messageFormat: '{component}: {msg}',
+    ignore: 'component',
+    singleLine: true,
+  });
+  return (json) => format(json).replace(/[ \t]+(?=\n)/g, '').trimEnd();
 }
 
 /** Children hang off the root with their full dotted name (nested bindings would repeat the key). */
@@ -91,17 +113,21 @@ function wrap(root: pino.Logger, component: string): Logger {
 
 /**
  * A logger writing one line per record to `write` (stdout by default, where the
- * journald prefix is on when stdout is the journal).
+ * journald prefix is on when stdout is the journal, and the readable format when
+ * stdout is a terminal).
  */
 export function createLogger(level: LogLevel = 'info', write?: Write, component = 'vigil', options: LoggerOptions = {}): Logger {
   const journald = options.journald ?? (write === undefined && isJournalStream(1));
+  const pretty = options.pretty ?? (write === undefined && !journald && process.stdout.isTTY === true);
   const sink: Write = write ?? ((line) => process.stdout.write(line + '\n'));
+  // the JSON line, pino's redaction and core/redact.ts done, is what the terminal format is made from
+  const render = pretty ? prettyLine() : (line: string) => line;
   // pino hands a destination marked with this symbol the level of the line it writes
   const stream = {
     [pino.symbols.needsMetadataGsym]: true,
     lastLevel: 30,
     write(chunk: string) {
-      const line = redactSecrets(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk);
+      const line = render(redactSecrets(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk));
       sink(journald ? `<${journalPriority(this.lastLevel)}>${line}` : line);
     },
   };

@@ -9,7 +9,8 @@ import type { Manifest, ModelEntry } from '../models/manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import type { TensorQuant } from '../inference/tflite-file.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { decide, doubts, judgeOf, movingShare, type Doubt, type FrameFindings } from './decide.js';
+import { closerLooksAgree, creaturesToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type Doubt, type FrameFindings } from './decide.js';
+import type { MoverTrack } from './small-movers.js';
 import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import type { LabelMap } from './label-map.js';
@@ -52,6 +53,8 @@ const KEEP_SAMPLES_BYTES = 16 * 1024 * 1024;
 const MAX_LOOKS = 2;
 /** Where a look again at a large thing goes, in samples from the doubt's frame: a few tenths of a second. */
 const LOOK_OFFSETS = [3, -3, 2, -2, 4, -4, 1, -1];
+/** Small movers looked at closer, at most: the longest followed (a far walker is followed the whole way). */
+const MOVERS_LOOKED_AT = 2;
 /** A closer look's region is at most this share of the side of the view that saw the doubt: else it is no closer. */
 const CLOSER = 0.8;
 
@@ -108,10 +111,55 @@ export class ClipClassifier implements Classifier {
     const chosen = chooseFrames(motion.samples, max, clip, this.regionSide());
     const base = { model: this.model, version: this.version, backend: this.options.backend };
 
-    if (!motion.pattern.moving || chosen.length === 0) {
-      // Nothing moved on the motion pass's coarse grid, and no network runs. What is too small for
-      // it may still be there, each seen at its own analysis's size: drops and flakes (rain), a
-      // thing crawling (a spider on a wall).
+    const frames: FrameFindings[] = [];
+    const stats = { framesInferred: 0, decodeMs: 0, inferenceMs: 0, inferences: {} as Record<string, number> };
+    const count = (r: { inferenceMs: number; inferences: number; byModel: Record<string, number> }) => {
+      stats.inferenceMs += r.inferenceMs;
+      stats.framesInferred += r.inferences;
+      for (const [m, n] of Object.entries(r.byModel)) stats.inferences[m] = (stats.inferences[m] ?? 0) + n;
+    };
+    if (motion.pattern.moving && chosen.length > 0) {
+      const decodeStarted = performance.now();
+      const pending: Array<Promise<void>> = [];
+      let failure: unknown;
+      for await (const decoded of motion.frames ? this.keptFrames(clip, motion.frames, chosen) : this.decodeChosen(clip, chosen, signal)) {
+        stats.decodeMs = performance.now() - decodeStarted; // until the last chosen frame arrived
+        if (failure) break;
+        // Networks run while the next frame decodes; the pool queues what it cannot take yet.
+        pending.push(this.inferFrame(decoded, new FrameBudget(total, firstLook, chosen.length), signal).then(
+          (r) => {
+            frames.push(r.findings);
+            count(r);
+          },
+          (err: unknown) => {
+            failure ??= err;
+          },
+        ));
+      }
+      await Promise.all(pending);
+      if (failure) throw failure;
+      if (frames.length === 0) throw new PipelineError(ErrorCode.DECODE_FAILED, 'no frame of the clip could be decoded');
+      frames.sort((a, b) => a.t - b.t);
+      // Margins: a person or vehicle seen once, within a step of its threshold, is looked at again.
+      for (const look of await this.lookAgain(doubts(frames, motion.pattern, judgeOf(this.options.manifest, rules)), clip, motion, chosen, signal)) {
+        frames.push(look.findings);
+        count(look);
+      }
+    }
+    // Small movers, where no one was found: a closer look first, as a far walker at night is one too.
+    const creatures = creaturesToCheck(frames, motion.pattern, this.options.manifest, rules, motion.smallMovers);
+    if (creatures.length > 0) {
+      const looks = await this.lookAtMovers(creatures, clip, motion, signal);
+      looks.forEach(count);
+      if (closerLooksAgree(looks.map((l) => l.findings), this.options.manifest, rules)) frames.push(...looks.map((l) => l.findings));
+    }
+    frames.sort((a, b) => a.t - b.t);
+    const done = { motionMs, totalMs: performance.now() - started };
+
+    if (frames.length === 0) {
+      // Nothing moved on the motion pass's coarse grid, and no network saw anything. What is too
+      // small for it may still be there, each seen at its own analysis's size: drops and flakes
+      // (rain), a thing crawling (a spider on a wall).
       const still = decide([], motion.pattern, this.options.manifest, rules, motion.smallMovers);
       const t = Math.round((clip.duration / 2) * 1000) / 1000;
       const seen = !still.labels.includes('other');
@@ -119,53 +167,30 @@ export class ClipClassifier implements Classifier {
         ...base,
         ...(seen ? still : { risk: 'safe', labels: ['NOTHING'], scores: { NOTHING: 1 } }),
         keyframes: seen && still.keyframes.length ? still.keyframes : [{ t, score: 0, detections: [] }],
-        stats: { framesInferred: 0, decodeMs: 0, motionMs, inferenceMs: 0, totalMs: performance.now() - started },
+        stats: { ...stats, ...done, ...(stats.framesInferred ? {} : { inferences: undefined }) },
       };
     }
 
-    const frames: FrameFindings[] = [];
-    let inferenceMs = 0;
-    let framesInferred = 0;
-    const inferences: Record<string, number> = {};
-    const decodeStarted = performance.now();
-    let decodeMs = 0;
-    const pending: Array<Promise<void>> = [];
-    let failure: unknown;
-    for await (const decoded of motion.frames ? this.keptFrames(clip, motion.frames, chosen) : this.decodeChosen(clip, chosen, signal)) {
-      decodeMs = performance.now() - decodeStarted; // until the last chosen frame arrived
-      if (failure) break;
-      // Networks run while the next frame decodes; the pool queues what it cannot take yet.
-      pending.push(this.inferFrame(decoded, new FrameBudget(total, firstLook, chosen.length), signal).then(
-        (r) => {
-          frames.push(r.findings);
-          inferenceMs += r.inferenceMs;
-          framesInferred += r.inferences;
-          for (const [m, n] of Object.entries(r.byModel)) inferences[m] = (inferences[m] ?? 0) + n;
-        },
-        (err: unknown) => {
-          failure ??= err;
-        },
-      ));
-    }
-    await Promise.all(pending);
-    if (failure) throw failure;
-    if (frames.length === 0) throw new PipelineError(ErrorCode.DECODE_FAILED, 'no frame of the clip could be decoded');
-    frames.sort((a, b) => a.t - b.t);
-
-    // Margins: a person or vehicle seen once, within a step of its threshold, is looked at again.
-    for (const look of await this.lookAgain(doubts(frames, motion.pattern, judgeOf(this.options.manifest, rules)), clip, motion, chosen, signal)) {
-      frames.push(look.findings);
-      inferenceMs += look.inferenceMs;
-      framesInferred += look.inferences;
-      for (const [m, n] of Object.entries(look.byModel)) inferences[m] = (inferences[m] ?? 0) + n;
-    }
-    frames.sort((a, b) => a.t - b.t);
-
     const decision = decide(frames, motion.pattern, this.options.manifest, rules, motion.smallMovers);
-    return {
-      ...base, ...decision,
-      stats: { framesInferred, decodeMs, motionMs, inferenceMs, totalMs: performance.now() - started, inferences },
-    };
+    return { ...base, ...decision, stats: { ...stats, ...done } };
+  }
+
+  /**
+   * The detectors on small movers (creaturesToCheck), closer: the region around each of the
+   * longest-followed ones' paths, at a third and two thirds of its way. A far walker at night is
+   * a few pixels tall, as small as a bird: only the detector can tell them apart.
+   */
+  private async lookAtMovers(creatures: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, signal: AbortSignal) {
+    const last = motion.samples.length - 1;
+    const looks = [...creatures].sort((a, b) => b.sightings - a.sightings).slice(0, MOVERS_LOOKED_AT).flatMap((track): ChosenFrame[] => {
+      const crop = squareRegion(track.box, clip, this.regionSide() / 2);
+      return [0.2, 0.8].map((at) => {
+        const index = Math.min(last, Math.max(0, Math.round((track.from + at * (track.to - track.from)) * SAMPLE_FPS)));
+        // it moved there, seen at the small movers' finer size
+        return { index, sample: seenMoving(motion.samples[index]!, track.box), crop };
+      });
+    });
+    return this.inferLooks(looks, clip, motion, signal);
   }
 
   /**
@@ -185,10 +210,16 @@ export class ClipClassifier implements Classifier {
       const index = around.reduce<number>((a, i) => (a < 0 || movingShare(doubt.box, motion.samples[i]!) > movingShare(doubt.box, motion.samples[a]!) ? i : a), -1);
       if (index < 0) return { index: seenAt.index, sample: seenAt.sample, crop: closer };
       return { index, sample: motion.samples[index]!, crop: squareRegion(doubt.box, clip, this.regionSide()) };
-    }).filter((look, i, all) => all.findIndex((other) => other.index === look.index) === i) // one decode a sample
+    });
+    return this.inferLooks(looks, clip, motion, signal);
+  }
+
+  /** The first-look models on each look's region; its frame from those the motion pass kept, or decoded. */
+  private async inferLooks(looks: ChosenFrame[], clip: ClipInfo, motion: MotionAnalysis, signal: AbortSignal) {
+    const inOrder = looks.filter((look, i) => looks.findIndex((other) => other.index === look.index && other.crop === look.crop) === i)
       .sort((a, b) => a.index - b.index); // as ffmpeg gives them
-    if (looks.length === 0) return [];
-    const frames = motion.frames ? this.keptFrames(clip, motion.frames, looks) : this.decodeChosen(clip, looks, signal);
+    if (inOrder.length === 0) return [];
+    const frames = motion.frames ? this.keptFrames(clip, motion.frames, inOrder) : this.decodeChosen(clip, inOrder, signal);
     const results = [];
     for await (const decoded of frames) results.push(await this.inferFrame(decoded, undefined, signal));
     return results;
@@ -219,14 +250,17 @@ export class ClipClassifier implements Classifier {
     const sizes = this.frameSizes(clip);
     const detail = sizes[0]!;
     const keys = [...new Set(this.options.models.map(inputKey))];
-    const select = chosen.map((c) => `eq(n\\,${c.index})`).join('+');
+    // Each sample once, in order, for every choice of it (two looks may share a moment).
+    const indices = [...new Set(chosen.map((c) => c.index))].sort((a, b) => a - b);
+    const select = indices.map((index) => `eq(n\\,${index})`).join('+');
     // Nothing after the last chosen sample is decoded.
     const until = Math.max(...chosen.map((c) => c.sample.t)) + 2 / SAMPLE_FPS;
     let i = 0;
     for await (const [frame, ...whole] of readFrameSets({ input: clip.path, source: clip, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal, inputArgs: [...DECODE_THREADS, '-t', until.toFixed(3)] })) {
-      const choice = chosen[i++];
-      if (!choice) break;
-      yield { frame: frame!, size: detail, choice, whole: new Map(keys.map((k, j) => [k, whole[j]!])) };
+      const index = indices[i++];
+      if (index === undefined) break;
+      const views = new Map(keys.map((k, j) => [k, whole[j]!]));
+      for (const choice of chosen.filter((c) => c.index === index)) yield { frame: frame!, size: detail, choice, whole: views };
     }
   }
 

@@ -64,6 +64,21 @@ export function movingShare(box: Box, sample: MotionSample): number {
 }
 
 /**
+ * The sample with a box's cells marked apart from the background: what the small movers saw
+ * move there at a finer size than the motion pass's grid (a far walker at night).
+ */
+export function seenMoving(sample: MotionSample, box: Box): MotionSample {
+  const foreground = sample.foreground.slice();
+  for (let y = 0; y < MOTION_GRID.y; y++) {
+    for (let x = 0; x < MOTION_GRID.x; x++) {
+      const over = (x + 1) / MOTION_GRID.x > box.x && x / MOTION_GRID.x < box.x + box.w && (y + 1) / MOTION_GRID.y > box.y && y / MOTION_GRID.y < box.y + box.h;
+      if (over) foreground[y * MOTION_GRID.x + x] = 1;
+    }
+  }
+  return { ...sample, foreground, region: sample.region ?? box };
+}
+
+/**
  * How much more a box moves than the rest of the frame, counting solid changes (not specks) and
  * differences from the background: in rain every cell flickers, so an intruder is what moves
  * more than the rain around it. Drops and flakes are specks at the motion pass's size, and
@@ -271,6 +286,31 @@ export function creaturesWhereNoOne(scores: Scores, found: (label: ServiceLabel,
   const creatures = movers && !someone ? smallCreatures(movers(), judge.rules) : [];
   for (const c of creatures) raise(scores, 'animal', c.score);
   return creatures;
+}
+
+/**
+ * Small movers the detectors look at closer before they count as animals (clip-classifier):
+ * at night a far walker is a small mover too. None where a person or vehicle was found (they
+ * are not followed then), and none outside the camera's zones.
+ */
+export function creaturesToCheck(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules: CameraRules | undefined, movers: () => SmallMovers): SmallMovers['creatures'] {
+  const judge = judgeOf(manifest, rules);
+  const frames = secondOpinions(found, pattern, judge);
+  const isFound = foundRule(frames, judge);
+  const someone = frames.some((f) => judge.intruders.some((l) => isFound(l, f.scores[l] ?? 0)));
+  return someone ? [] : movers().creatures.filter((c) => inZone(c.box, rules));
+}
+
+/**
+ * A closer look at a small mover shows a person or vehicle (a far walker at night) when its looks
+ * agree on it: seen in each of them, at its threshold in one. Anything less leaves it a creature.
+ */
+export function closerLooksAgree(looks: FrameFindings[], manifest: Manifest, rules?: CameraRules): boolean {
+  const judge = judgeOf(manifest, rules);
+  return judge.intruders.some((label) => {
+    const seen = looks.map((f) => Math.max(0, ...f.detections.filter((d) => d.label === label && labelAllowed(label, d.score, rules)).map((d) => d.score)));
+    return seen.length >= AGREEING_FRAMES && seen.every((s) => s > 0) && Math.max(...seen) >= judge.threshold(label);
+  });
 }
 
 /**

@@ -14,6 +14,7 @@ import { probeClip } from '../../runtime/pipeline/probe.js';
 import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
 import { flagClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { media, SHARED_MODELS } from '../support/paths.js';
+import { farNightWalkerClip } from '../support/night.js';
 import { flockClip } from '../support/sky.js';
 import { weatherClip } from '../support/weather.js';
 
@@ -72,6 +73,7 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'flag on a pole', file: await flagClip(path.join(dir, 'flag.mp4'), { cloth: 'bands' }), must: ['flag'], mustNot: ['person', 'vehicule', 'plant'], risks: ['safe'] },
     { name: 'downpour over the empty room', file: await weatherClip(media('real/indoor_empty_room.mp4'), path.join(dir, 'downpour.mp4'), { kind: 'rain', density: 'downpour' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },
     { name: 'heavy snow over the empty room', file: await weatherClip(media('real/indoor_empty_room.mp4'), path.join(dir, 'snow.mp4'), { kind: 'snow', density: 'heavy' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },
+    { name: 'a far walker at night (a real worker, 45 px tall in 1280x720 infrared)', file: await farNightWalkerClip(media('real/worker_hardhat_walking.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'far-walker.mp4'), { scale: 0.35, at: { x: 0.3, y: 0.55 } }), must: ['person', 'intrusion'], mustNot: ['animal'], risks: ['intrusion'] },
     { name: 'a worker walking in the rain', file: await weatherClip(media('real/worker_hardhat_walking.mp4'), path.join(dir, 'rain-worker.mp4'), { kind: 'rain', density: 'rain' }), must: ['person', 'intrusion'], mustNot: ['vehicule', 'animal'], risks: ['intrusion'] },
   ];
 }

@@ -44,15 +44,11 @@ describe('real camera footage (default pack, real models)', function () {
     }
   }
 
-  it('two small people at the far edge of a fisheye ceiling view: person, intrusion, seen twice (margins)', async () => {
+  it('two small people at the far edge of a fisheye ceiling view: person, intrusion', async () => {
     const r = await classify('fisheye_people_edge.mp4');
     expect(r.labels).to.include.members(['person', 'intrusion']);
     expect(r.labels).to.not.include.members(['vehicule', 'animal']);
     expect(r.risk).to.equal('intrusion');
-    // The short clip affords the detector one frame, where the people score one step above the
-    // threshold: they are looked at again, closer, and count because the second look agrees.
-    const withPerson = (r.keyframes as Array<{ detections: Array<{ label: string }> }>).filter((k) => k.detections.some((d) => d.label === 'person'));
-    expect(withPerson.length, JSON.stringify(r.keyframes)).to.be.at.least(2);
   });
 
   it('a worker in hard hat and vest seen from above: person, never animal', async () => {

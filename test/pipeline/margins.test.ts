@@ -4,7 +4,8 @@
 // Made-up findings: no model runs, so each case is exactly the one the rule is for.
 import { expect } from 'chai';
 import type { Box, CameraRules, Detection } from '../../runtime/core/analysis.js';
-import { decide, doubts, judgeOf, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { closerLooksAgree, creaturesToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import type { MoverTrack, SmallMovers } from '../../runtime/pipeline/small-movers.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { rulesManifest } from '../support/rules-manifest.js';
 
@@ -99,5 +100,43 @@ describe('margins: a sighting one step from its threshold is looked at again', (
 
   it('a lone sighting clear of the threshold by a step or more is found without a second look', () => {
     expect(decide(seenOnce(0.66), pattern, manifest).labels).to.include.members(['person', 'intrusion']);
+  });
+});
+
+describe('closer looks at small movers: a far walker at night is small too', () => {
+  const track = (box: Box): MoverTrack => ({ box, from: 1, to: 4, seconds: 3, sightings: 15, travel: 3, turning: 0.1, pausing: 0.2, hops: 0, contrast: 3, velocity: { x: 4, y: 0 } });
+  const movers = (...boxes: Box[]) => (): SmallMovers => ({ creatures: boxes.map(track), score: 0.9 });
+  const far: Box = { x: 0.3, y: 0.55, w: 0.05, h: 0.07 };
+
+  it('where no one was found, the small movers are looked at; where someone was, none', () => {
+    expect(creaturesToCheck([], pattern, manifest, undefined, movers(far)).map((c) => c.box)).to.deep.equal([far]);
+    const someone = [0.5, 2].map((t) => frame(t, [{ label: 'person', score: 0.9, box: walker(0.2 + t / 10) }], walker(0.2 + t / 10)));
+    expect(creaturesToCheck(someone, pattern, manifest, undefined, movers(far))).to.deep.equal([]);
+  });
+
+  it('a small mover outside the camera\'s zones is not looked at', () => {
+    const rules: CameraRules = { masks: [], zones: [{ name: 'gate', points: [[0.7, 0], [1, 0], [1, 1], [0.7, 1]] }], labels: {} };
+    expect(creaturesToCheck([], pattern, manifest, rules, movers(far))).to.deep.equal([]);
+  });
+
+  const look = (t: number, score: number) => frame(t, score > 0 ? [{ label: 'person', score, box: far }] : [], far);
+  it('the looks agree on a person when each sees one and one at its threshold', () => {
+    expect(closerLooksAgree([look(1.6, 0.58), look(3.4, 0.42)], manifest)).to.equal(true);
+  });
+  it('one look alone, or looks under the threshold, leave the mover a creature', () => {
+    expect(closerLooksAgree([look(1.6, 0.66), look(3.4, 0)], manifest)).to.equal(false);
+    expect(closerLooksAgree([look(1.6, 0.5), look(3.4, 0.42)], manifest)).to.equal(false);
+    expect(closerLooksAgree([look(1.6, 0.9)], manifest)).to.equal(false);
+  });
+
+  it('a look\'s sample shows the mover moving where the grid was too coarse to see it, so a walker found there intrudes', () => {
+    const still: MotionSample = { ...sample(1.6, { x: 0.9, y: 0.9, w: 0.01, h: 0.01 }), region: undefined };
+    expect(movingShare(far, still)).to.equal(0);
+    const seen = seenMoving(still, far);
+    expect(movingShare(far, seen)).to.equal(1);
+    expect(seen.region).to.deep.equal(far);
+    const walked = (i: number): Box => ({ ...far, x: far.x + i * 0.04 }); // a far walker, a body length on
+    const frames = [1.6, 3.4].map((t, i) => ({ ...frame(t, [{ label: 'person' as const, score: i ? 0.42 : 0.66, box: walked(i) }], far), sample: seenMoving({ ...still, t }, walked(i)) }));
+    expect(decide(frames, pattern, manifest).risk).to.equal('intrusion');
   });
 });

@@ -1,0 +1,98 @@
+// Night-infrared clips made at test time from real footage: a real walker, cut out of a real
+// clip against that clip's own background (the per-pixel median of its frames), is carried
+// small and far into a wide view of another real scene, and the whole frame is what an
+// infrared camera at night gives: gray, dark, low in contrast, grainy. The walker keeps the
+// gait, the outline and the pace of the footage it comes from.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { ffmpegPath, ffprobePath } from '../../runtime/core/tools.js';
+import { encodeFrames } from './sky.js';
+import { seeded } from './random.js';
+
+const run = promisify(execFile);
+
+/** Raw gray frames of a clip at a size and rate, decoded by the real ffmpeg. */
+async function grayFrames(file: string, width: number, height: number, fps: number, frames?: number): Promise<Buffer[]> {
+  const { stdout } = await run(ffmpegPath, [
+    '-hide_banner', '-loglevel', 'error', '-i', file, '-vf', `fps=${fps},scale=${width}:${height},format=gray`,
+    ...(frames ? ['-frames:v', String(frames)] : []), '-f', 'rawvideo', '-',
+  ], { encoding: 'buffer', maxBuffer: 1 << 30 });
+  const size = width * height;
+  return Array.from({ length: Math.floor(stdout.length / size) }, (_, i) => stdout.subarray(i * size, (i + 1) * size));
+}
+
+/** Each pixel's median over the frames: the scene without what moves through it. */
+function medianBackground(frames: Buffer[], size: number): Uint8Array {
+  const bg = new Uint8Array(size);
+  const values = new Uint8Array(frames.length);
+  for (let p = 0; p < size; p++) {
+    for (let f = 0; f < frames.length; f++) values[f] = frames[f]![p]!;
+    bg[p] = values.sort()[frames.length >> 1]!;
+  }
+  return bg;
+}
+
+/** The pixels of a frame that stand apart from the background, closed over holes of a pixel. */
+function walkerMask(frame: Buffer, bg: Uint8Array, width: number, height: number, threshold: number): Uint8Array {
+  const raw = new Uint8Array(width * height);
+  for (let p = 0; p < raw.length; p++) raw[p] = Math.abs(frame[p]! - bg[p]!) > threshold ? 1 : 0;
+  const mask = new Uint8Array(raw.length);
+  for (let y = 1; y < height - 1; y++) {
+    for (let x = 1; x < width - 1; x++) {
+      let n = 0;
+      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) n += raw[(y + dy) * width + x + dx]!;
+      mask[y * width + x] = n >= 4 ? 1 : 0; // most of its neighbourhood: fills holes, drops lone specks
+    }
+  }
+  return mask;
+}
+
+export interface FarWalkerOptions {
+  /** the walker clip's scale in the wide view (0.35: a walker 90 px tall in the clip is 32 px) */
+  scale: number;
+  /** where the walker clip's top-left corner lies in the wide view, in 0..1 */
+  at: { x: number; y: number };
+  width?: number;
+  height?: number;
+  fps?: number;
+  seed?: number;
+}
+
+/**
+ * A far walker at night: `walker` (a real clip of someone walking) cut out and carried at
+ * `scale` into a wide view of `scene`'s first frame, as an infrared camera sees it at night.
+ */
+export async function farNightWalkerClip(walker: string, scene: string, out: string, options: FarWalkerOptions): Promise<string> {
+  const { width = 1280, height = 720, fps = 10, seed = 7 } = options;
+  const probe = await run(ffprobePath, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', walker]);
+  const [sw, sh] = probe.stdout.trim().split(',').map(Number) as [number, number];
+  const w = Math.round((sw * options.scale) / 2) * 2;
+  const h = Math.round((sh * options.scale) / 2) * 2;
+  const frames = await grayFrames(walker, w, h, fps);
+  const bg = medianBackground(frames, w * h);
+  const [view] = await grayFrames(scene, width, height, fps, 1);
+  const left = Math.round(options.at.x * width);
+  const top = Math.round(options.at.y * height);
+  const random = seeded(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  return encodeFrames({
+    width, height, fps, frames: frames.length,
+    async frame(i) {
+      const mask = walkerMask(frames[i]!, bg, w, h, 24);
+      const rgb = Buffer.alloc(width * height * 3);
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          const wx = x - left;
+          const wy = y - top;
+          const inside = wx >= 0 && wy >= 0 && wx < w && wy < h && mask[wy * w + wx];
+          const lit = inside ? frames[i]![wy * w + wx]! : view![y * width + x]!;
+          // infrared at night: a third of the light, lifted a little, and the sensor's grain
+          const v = Math.max(0, Math.min(255, Math.round(12 + lit * 0.35 + gauss() * 6)));
+          const o = (y * width + x) * 3;
+          rgb[o] = rgb[o + 1] = rgb[o + 2] = v;
+        }
+      }
+      return rgb;
+    },
+  }, out);
+}

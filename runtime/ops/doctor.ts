@@ -9,7 +9,7 @@ import mqtt from 'mqtt';
 import sqlite3 from 'sqlite3';
 import type { Config } from '../config/schema.js';
 import { silentLogger } from '../core/log.js';
-import { trimCHeap } from '../core/malloc-trim.js';
+import { trimCHeap } from '../core/memory.js';
 import { runTool, spawnsWithoutFork } from '../core/spawn.js';
 import { whyUnreachable } from '../core/tcp.js';
 import { ffmpegPath, ffprobePath } from '../core/tools.js';

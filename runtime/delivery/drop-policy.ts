@@ -11,6 +11,7 @@ import type { Outbox } from './outbox.js';
 export class OutboxDropPolicy implements Feature {
   readonly name = 'outbox-drop-policy';
   private timer: NodeJS.Timeout | undefined;
+  /** set once by stop: no sweep runs again */
   private stopping = false;
   private unsubscribe: (() => void) | undefined;
   /** rows dropped since start, by reason */
@@ -30,7 +31,6 @@ export class OutboxDropPolicy implements Feature {
   ) {}
 
   async start(): Promise<void> {
-    this.stopping = false;
     await this.sweep();
     // A new final result may push the count over the limit.
     this.unsubscribe = this.bus.on('result.final', () => void this.sweep());

@@ -54,14 +54,14 @@ export class Daemon {
     const lock = await DataLock.acquire(dataDir);
     const db = await Database.open(path.resolve(dataDir, config.storage.database));
     const bus = new EventBus(log.child('bus'));
-    // readiness registry (parts add their checks to ops.readiness), metrics, /healthz /readyz /metrics, systemd notify
-    const ops = buildOps(config, { db, bus, dataDir, databaseFile: path.resolve(dataDir, config.storage.database), log });
+    const models = new ModelService({ models: config.models, inference: config.inference, dataDir }, bus, log.child('models'));
+    // readiness registry (parts add their checks to ops.readiness), the gateway's status, metrics, /healthz /readyz /metrics, systemd notify
+    const ops = buildOps(config, { db, bus, dataDir, databaseFile: path.resolve(dataDir, config.storage.database), models, log });
     const files = new MediaFiles(dataDir);
     await files.prepare();
     const store = new ClassificationStore(db, { mqtt: config.mqtt.enabled });
     const keys = resolveKeys(config, dataDir, log);
 
-    const models = new ModelService({ models: config.models, inference: config.inference, dataDir }, bus, log.child('models'));
     const classifiers: ClassifierSource = models;
     const modelUpdater = new ModelUpdater(config.models, () => models.packStore, log.child('models'));
     ops.readiness.register('model', async () => {
@@ -92,7 +92,7 @@ export class Daemon {
     ops.readiness.register('media', async () => reconciliation!.status());
     const intake = new Intake(store, files, bus, keys.defaultFlows, log.child('ingest'));
     const retention = buildRetention(config.retention, { db, files, deleter, bus, log, tenantCount: keys.defaultFlows.size, jobsWaitingForSpace: () => runner.waitingForSpace });
-    const delivery = await buildDelivery(config, { db, store, files, bus, dataDir, defaultFlows: keys.defaultFlows, version: runtimeVersion(), log });
+    const delivery = await buildDelivery(config, { db, store, files, bus, defaultFlows: keys.defaultFlows, version: runtimeVersion(), status: ops.status, log });
     const capture = buildCapture(config, { intake, store, files, bus, defaultFlows: keys.defaultFlows, log, admission: retention.admission });
 
     const classification = {
@@ -102,12 +102,7 @@ export class Daemon {
       admission: retention.admission,
     };
     const apiKeys = new Keys({ tenants: keys.tenants, admin: keys.admin });
-    const overview = new GatewayOverview({
-      readiness: ops.readiness, models, store, db, bus, dataDir,
-      databaseFile: path.resolve(dataDir, config.storage.database),
-      retention: config.retention, mqtt: config.mqtt, version: runtimeVersion(),
-    });
-    const dashboard = buildDashboard(config, { keys: apiKeys, tenants: keys.defaultFlows, db, status: overview, classification, capture: capture.dashboardRouter, watchStatus: capture.watchStatus, log });
+    const dashboard = buildDashboard(config, { keys: apiKeys, tenants: keys.defaultFlows, db, status: new GatewayOverview(ops.status), classification, capture: capture.dashboardRouter, watchStatus: capture.watchStatus, log });
 
     const mounts: Mount[] = [
       ops.mount,
@@ -134,7 +129,7 @@ export class Daemon {
     // Metrics listen before anything emits; the systemd notifier says READY=1 last and STOPPING=1 first.
     // The dashboard's live streams end before the server closes, so it need not cut them.
     const features: Feature[] = [
-      ops.metrics, overview, ...delivery.features, models, modelUpdater, runner, new IdleCollector({ bus, busy: () => runner.activeCount > 0 }), retention.feature, ...capture.features, http, reconciliation, ...dashboard.features, ops.notifier,
+      ops.metrics, ops.status, ...delivery.features, models, modelUpdater, runner, new IdleCollector({ bus, busy: () => runner.activeCount > 0 }), retention.feature, ...capture.features, http, reconciliation, ...dashboard.features, ops.notifier,
     ];
     return new Daemon(config, db, bus, http, new Controller(features, log), log, lock);
   }

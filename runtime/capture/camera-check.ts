@@ -1,9 +1,9 @@
 // `vigil doctor`'s look at a camera Vigil records from: is it reachable, does
 // its stream give video, and within its timeout_s? Read-only: the ffmpeg that
 // records (with the recording's input options) decodes one frame to nowhere.
-import net from 'node:net';
 import { redactedUrl } from '../core/redact.js';
 import { runTool } from '../core/spawn.js';
+import { whyUnreachable } from '../core/tcp.js';
 import { ffmpegPath } from '../core/tools.js';
 import { inputArgs, reason, urlWithAddress, urlWithCredentials } from './recorder.js';
 import type { Camera } from './resolve.js';
@@ -15,19 +15,6 @@ export interface CameraFinding {
 }
 
 const DEFAULT_PORTS: Record<string, number> = { 'rtsp:': 554, 'rtsps:': 322, 'http:': 80, 'https:': 443 };
-
-function tcpConnect(host: string, port: number, timeoutMs: number): Promise<string | null> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (err: string | null) => {
-      socket.destroy();
-      resolve(err);
-    };
-    socket.setTimeout(timeoutMs, () => done(`no answer within ${timeoutMs / 1000} s`));
-    socket.once('connect', () => done(null));
-    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
-  });
-}
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -41,7 +28,7 @@ export async function checkCamera(camera: Camera): Promise<CameraFinding> {
   }
   const url = new URL(addressed);
   const port = Number(url.port) || DEFAULT_PORTS[url.protocol]!;
-  const unreachable = await tcpConnect(url.hostname.replace(/^\[|\]$/g, ''), port, camera.timeoutS * 1000);
+  const unreachable = await whyUnreachable(url.hostname, port, camera.timeoutS * 1000);
   if (unreachable) {
     return { ok: false, detail: `${shown}: unreachable (${unreachable})`, fix: "check that the camera is powered and on the network, and the host and port of its url" };
   }

@@ -5,27 +5,17 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Mount } from '../api/server.js';
 import type { Config } from '../config/schema.js';
-import type { EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
-import type { Logger } from '../core/log.js';
-import type { Intake } from '../ingest/intake.js';
-import type { ClassificationStore } from '../store/classifications.js';
-import type { MediaFiles } from '../store/media-files.js';
 import path from 'node:path';
 import { defaultBufferRoot } from './buffer-dir.js';
-import { CameraCapture } from './camera-capture.js';
+import { CameraCapture, type CameraCaptureDeps } from './camera-capture.js';
 import { captureRoutes } from './capture-routes.js';
 import { resolveCameras, resolveWatchFolders } from './resolve.js';
 import { CameraWatch, type CameraWatchStatus } from './watch.js';
 import { WatchFolderFeature } from './watch-folder.js';
 
-export interface CaptureWiringDeps {
-  intake: Intake;
-  store: ClassificationStore;
-  files: MediaFiles;
-  bus: EventBus;
-  defaultFlows: Map<string, string>;
-  log: Logger;
+/** what the camera capture needs (its cameras and the event join are made here), and the admission of its route */
+export interface CaptureWiringDeps extends Omit<CameraCaptureDeps, 'cameras' | 'joinEvent'> {
   /** extra checks before a recording (disk pressure) */
   admission?: (ctx: Context) => Promise<void>;
 }

@@ -9,6 +9,9 @@ export const SERVICE_LABELS = [
 ] as const;
 export type ServiceLabel = (typeof SERVICE_LABELS)[number];
 
+/** label -> score in [0, 1]; a label not seen is absent */
+export type Scores = Partial<Record<ServiceLabel, number>>;
+
 export const RISKS = ['safe', 'danger', 'intrusion'] as const;
 export type Risk = (typeof RISKS)[number];
 
@@ -62,7 +65,7 @@ export interface Analysis {
   risk: Risk;
   labels: ServiceLabel[];
   /** label -> confidence in [0, 1] */
-  scores: Partial<Record<ServiceLabel, number>>;
+  scores: Scores;
   keyframes: KeyFrame[];
   model: string;
   version: string;

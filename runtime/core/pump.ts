@@ -1,6 +1,7 @@
 // A pass that runs on demand, one at a time: a request during a pass asks for one
 // more pass after it, so a burst of events (jobs accepted, results final) costs at
-// most two passes and never two at once. Used by the job runner and the deliveries.
+// most two passes and never two at once. Used by the job runner, the deliveries and
+// the outbox drop policy.
 import { withoutLogFields } from './log.js';
 
 export class CoalescingPump {

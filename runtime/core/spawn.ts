@@ -5,14 +5,15 @@
 // 14,000 such faults: 0.05 to 0.2 s of its CPU, the more on a busy host.
 // glibc's posix_spawn runs the child in the daemon's memory until it executes
 // the tool (clone with CLONE_VM and CLONE_VFORK), so there is nothing to copy
-// or protect. koffi calls it; where koffi or glibc is missing (musl), Node's
-// spawn does the same job the old way.
-import { spawn as nodeSpawn } from 'node:child_process';
+// or protect. koffi calls it (core/libc.ts); where koffi or glibc is missing
+// (musl), Node's spawn does the same job the old way.
+import { spawn as nodeSpawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { createRequire } from 'node:module';
+import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import type { Readable } from 'node:stream';
+import { glibc } from './libc.js';
 
 /** A started tool: a small subset of Node's ChildProcess, the same for both ways of starting it. */
 export interface ToolProcess extends EventEmitter {
@@ -51,6 +52,8 @@ export interface ToolOptions {
   timeoutMs?: number;
   /** its environment (else the daemon's) */
   env?: NodeJS.ProcessEnv;
+  /** started by Node's fork-based spawn even where posix_spawn is there: the way of systems without glibc, chosen (its tests) */
+  fork?: boolean;
 }
 
 const O_RDONLY = 0;
@@ -62,12 +65,12 @@ const POSIX_SPAWN_SETSIGMASK = 8;
 /** glibc's opaque types, with room to spare: posix_spawn_file_actions_t 80 bytes, posix_spawnattr_t 336, sigset_t 128 */
 const OPAQUE_BYTES = 512;
 
-type Native = ReturnType<typeof loadNative>;
+type Native = NonNullable<ReturnType<typeof loadNative>>;
 let native: Native | null | undefined;
 
 function loadNative() {
-  const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi');
-  const libc = koffi.load('libc.so.6');
+  const libc = glibc();
+  if (!libc) return null;
   return {
     spawn: libc.func('int posix_spawn(_Out_ int *pid, const char *path, void *actions, void *attr, const char **argv, const char **envp)'),
     spawnPath: libc.func('int posix_spawnp(_Out_ int *pid, const char *file, void *actions, void *attr, const char **argv, const char **envp)'),
@@ -91,9 +94,9 @@ function loadNative() {
 function loaded(): Native | null {
   if (native === undefined) {
     try {
-      native = process.platform === 'linux' ? loadNative() : null;
+      native = loadNative();
     } catch {
-      native = null;
+      native = null; // a glibc without one of these functions
     }
   }
   return native;
@@ -111,7 +114,7 @@ const errnoName = (n: number): string => Object.entries(os.constants.errno).find
 
 /** Starts a tool (a path, or a name looked up in PATH) with stdin and every unpiped descriptor on /dev/null. */
 export function spawnTool(file: string, args: string[], options: ToolOptions): ToolProcess {
-  const libc = loaded();
+  const libc = options.fork ? null : loaded();
   const env = options.env ?? process.env;
   const pipes = options.pipes.map((p) => (typeof p === 'number' ? { fd: p, reader: undefined } : p));
   const child = libc ? posixSpawn(libc, file, args, pipes, env) : undefined;
@@ -133,8 +136,15 @@ type PipeSpec = { fd: number; reader: PipeReader | undefined };
 /** Node's spawn, the same descriptors; a reader gets the bytes of 'data' events copied into its buffers. */
 function forkSpawn(file: string, args: string[], pipes: PipeSpec[], env: NodeJS.ProcessEnv): ToolProcess {
   const highest = Math.max(2, ...pipes.map((p) => p.fd));
-  const stdio = Array.from({ length: highest + 1 }, (_, fd) => (pipes.some((p) => p.fd === fd) ? 'pipe' : 'ignore') as 'pipe' | 'ignore');
-  const child = nodeSpawn(file, args, { stdio, env });
+  // Node's 'ignore' gives /dev/null to 0, 1 and 2 only and leaves a higher descriptor closed: those get /dev/null here
+  const devNull = highest > 2 ? fs.openSync('/dev/null', 'w') : undefined;
+  let child: ChildProcess;
+  try {
+    const stdio = Array.from({ length: highest + 1 }, (_, fd) => (pipes.some((p) => p.fd === fd) ? 'pipe' : fd <= 2 ? 'ignore' : devNull!));
+    child = nodeSpawn(file, args, { stdio, env });
+  } finally {
+    if (devNull !== undefined) fs.closeSync(devNull); // the child has its own copy
+  }
   for (const { fd, reader } of pipes) {
     if (!reader) continue;
     child.stdio[fd]!.on('data', (chunk: Buffer) => {
@@ -167,7 +177,8 @@ class SpawnedTool extends EventEmitter implements ToolProcess {
       if (--left === 0) this.reap(1);
     };
     for (const stream of open) stream.once('close', closed);
-    if (left === 0) this.reap(1);
+    // no pipe to wait for: reaped from the next tick, so a 'close' listener added by the starter is there for it
+    if (left === 0) process.nextTick(() => this.reap(1));
   }
 
   get stderr(): Readable | null {
@@ -286,7 +297,7 @@ export function runTool(file: string, args: string[], options: Omit<ToolOptions,
   return new Promise((resolve, reject) => {
     let timedOut = false;
     const started = Date.now();
-    const child = spawnTool(file, args, { pipes: [1, 2], signal: options.signal, timeoutMs: options.timeoutMs, env: options.env });
+    const child = spawnTool(file, args, { pipes: [1, 2], signal: options.signal, timeoutMs: options.timeoutMs, env: options.env, fork: options.fork });
     const out: Buffer[] = [];
     let outBytes = 0;
     let err = '';

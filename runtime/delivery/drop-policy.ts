@@ -4,17 +4,24 @@
 import type { EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
+import { CoalescingPump } from '../core/pump.js';
 import type { OutboxConfig } from './config.js';
 import type { Outbox } from './outbox.js';
 
 export class OutboxDropPolicy implements Feature {
   readonly name = 'outbox-drop-policy';
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
+  /** set once by stop: no sweep runs again */
+  private stopping = false;
   private unsubscribe: (() => void) | undefined;
   /** rows dropped since start, by reason */
   readonly dropped = new Map<string, number>();
+  /** one pass at a time; a request during a pass asks for one more */
+  private readonly sweeps = new CoalescingPump(
+    () => this.once(),
+    (err) => this.log.error('outbox drop policy failed', { err }),
+    () => this.stopping,
+  );
 
   constructor(
     private readonly outbox: Outbox,
@@ -26,30 +33,22 @@ export class OutboxDropPolicy implements Feature {
   async start(): Promise<void> {
     await this.sweep();
     // A new final result may push the count over the limit.
-    this.unsubscribe = this.bus.on('result.final', () => this.sweep());
+    this.unsubscribe = this.bus.on('result.final', () => void this.sweep());
     this.timer = setInterval(() => void this.sweep(), this.config.sweep_interval_s * 1000);
     this.timer.unref();
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.sweeps.idle();
   }
 
-  /** One pass at a time; a call during a pass asks for one more. */
+  /** Resolves once the pass it asked for (or the one under way, and the one after it) has ended. */
   sweep(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        await this.once().catch((err) => this.log.error('outbox drop policy failed', { err }));
-      } while (this.again);
-    })().finally(() => (this.running = undefined));
-    return this.running;
+    this.sweeps.request();
+    return this.sweeps.idle();
   }
 
   private async once(): Promise<void> {

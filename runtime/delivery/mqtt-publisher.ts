@@ -12,12 +12,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { cameraId } from '../capture/config.js';
-import type { EventBus, BusEvents } from '../core/bus.js';
+import type { EventBus } from '../core/bus.js';
 import { ErrorCode, errorMessage } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { CoalescingPump } from '../core/pump.js';
-import { volumeSpace } from '../ops/core-checks.js';
 import type { ClassificationRow, ClassificationStore } from '../store/classifications.js';
 import type { MediaFiles } from '../store/media-files.js';
 import { toResultJson } from '../store/result-json.js';
@@ -120,13 +119,28 @@ export function clientOptions(config: MqttConfig, topics: MqttTopics): IClientOp
   };
 }
 
+/** The gateway's figures the status message shows. */
+export interface StatusFigures {
+  /** jobs by state (queued, running) */
+  jobs: Record<string, number>;
+  outbox: { pending: number; delivered: number; dropped: number };
+  disk: { freeBytes: number; totalBytes: number };
+  /** the active pack's name and version and its backend; all null while none is active */
+  model: { name: string | null; version: string | null; backend: string | null };
+}
+
+/** Reads the parts asked for: the gateway's status read model (ops/status.ts), which the daemon passes in. */
+export interface StatusSource {
+  read<K extends keyof StatusFigures>(parts: readonly K[]): Promise<Pick<StatusFigures, K>>;
+}
+
 export interface MqttPublisherDeps {
   outbox: Outbox;
   store: ClassificationStore;
   bus: EventBus;
   config: MqttConfig;
-  /** the data folder, for the disk figures of the status message */
-  dataDir: string;
+  /** the figures of the status message */
+  status: StatusSource;
   files: MediaFiles;
   /** the configured cameras: Home Assistant entities for each */
   cameras: DiscoveryCamera[];
@@ -144,7 +158,6 @@ export class MqttPublisher implements Feature {
   private client: MqttClient | undefined;
   private readonly topics: MqttTopics;
   private readonly backoff: Backoff;
-  private model: BusEvents['model.activated'] | null = null;
   private stopping = true;
   private statusTimer: NodeJS.Timeout | undefined;
   private unsubscribe: Array<() => void> = [];
@@ -182,11 +195,8 @@ export class MqttPublisher implements Feature {
     this.unsubscribe = [
       bus.on('result.final', () => this.pump()),
       bus.on('outbox.ready', () => this.pump()),
-      bus.on('model.activated', (model) => {
-        this.model = model;
-        this.statusChanged();
-      }),
-      // the queue and outbox figures change with these: the status follows within STATUS_DEBOUNCE_MS
+      // the model, queue and outbox figures change with these: the status follows within STATUS_DEBOUNCE_MS
+      bus.on('model.activated', () => this.statusChanged()),
       bus.on('job.accepted', () => this.statusChanged()),
       bus.on('job.started', () => this.statusChanged()),
       bus.on('result.final', () => this.statusChanged()),
@@ -434,17 +444,21 @@ export class MqttPublisher implements Feature {
 
   /** The status in the same shape in every state, so templates such as value_json.queue.queued always render. */
   private async statusMessage(state: 'online' | 'stopped'): Promise<Record<string, unknown>> {
-    const [jobs, outbox, disk] = await Promise.all([
-      this.deps.store.jobCounts().catch(() => ({ queued: 0, running: 0 })),
-      this.deps.outbox.summary().catch(() => ({ pending: 0, delivered: 0, dropped: 0 })),
-      volumeSpace(this.deps.dataDir).catch(() => undefined),
+    const status = this.deps.status;
+    // a figure that cannot be read (the database closing, the data folder gone) does not hold back the others
+    const [{ jobs }, { outbox }, disk, { model }] = await Promise.all([
+      status.read(['jobs']).catch(() => ({ jobs: { queued: 0, running: 0 } })),
+      status.read(['outbox']).catch(() => ({ outbox: { pending: 0, delivered: 0, dropped: 0 } })),
+      status.read(['disk']).then((s) => s.disk, () => undefined),
+      status.read(['model']),
     ]);
+    const active = model.name !== null && model.version !== null;
     return {
       state,
       time: new Date().toISOString(),
-      queue: { queued: jobs.queued, running: jobs.running },
-      model: this.model ? { name: this.model.name, version: this.model.version } : null,
-      backend: this.model?.backend ?? null,
+      queue: { queued: jobs.queued ?? 0, running: jobs.running ?? 0 },
+      model: active ? { name: model.name, version: model.version } : null,
+      backend: active ? model.backend : null,
       disk: disk ? { free_bytes: disk.freeBytes, total_bytes: disk.totalBytes } : null,
       outbox: { pending: outbox.pending, delivered: outbox.delivered, dropped: outbox.dropped },
     };

@@ -13,6 +13,7 @@ import type { Database } from '../store/db.js';
 import type { MediaFiles } from '../store/media-files.js';
 import { dashboardUrl } from '../dashboard/url.js';
 import { OutboxDropPolicy } from './drop-policy.js';
+import type { StatusSource } from './mqtt-publisher.js';
 import { Integrations } from './integrations.js';
 import { Outbox } from './outbox.js';
 import { WebhookSender } from './webhook-sender.js';
@@ -26,7 +27,11 @@ export interface DeliveryParts {
 
 export async function buildDelivery(
   config: Config,
-  deps: { db: Database; store: ClassificationStore; files: MediaFiles; bus: EventBus; dataDir: string; defaultFlows: Map<string, string>; version: string; log: Logger },
+  deps: {
+    db: Database; store: ClassificationStore; files: MediaFiles; bus: EventBus; defaultFlows: Map<string, string>; version: string; log: Logger;
+    /** the gateway's status, for MQTT's status message */
+    status: StatusSource;
+  },
 ): Promise<DeliveryParts> {
   const { db, store, bus, log } = deps;
   for (const i of config.integrations) {
@@ -50,7 +55,7 @@ export async function buildDelivery(
     const { MqttPublisher } = await import('./mqtt-publisher.js');
     const cameras = config.cameras.map((c) => ({ id: c.id, name: c.name || c.id, records: Boolean(c.url) }));
     features.push(new MqttPublisher({
-      outbox, store, bus, config: config.mqtt, dataDir: deps.dataDir, files: deps.files, cameras, cameraOwners: cameraOwners(config),
+      outbox, store, bus, config: config.mqtt, status: deps.status, files: deps.files, cameras, cameraOwners: cameraOwners(config),
       version: deps.version, configurationUrl: dashboardUrl(config.server), log: log.child('mqtt'),
     }));
   }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { TFLiteNodeModelRunner as RunnerClass } from 'tfjs-tflite-node';
-import { trimCHeap } from '../core/malloc-trim.js';
+import { collectThenTrim } from '../core/memory.js';
 import type { InferenceOutput, Warmup, WorkerModel, WorkerReply, WorkerRequest } from './protocol.js';
 
 /**
@@ -51,17 +51,12 @@ const reply = (message: WorkerReply) => process.send!(message);
 // with so little JavaScript allocation V8 collects them late: an idle worker
 // would hold the buffers of its last few hundred inferences. One collection
 // once idle (a few milliseconds on this small heap) gives them back, and
-// glibc then returns what the interpreter and IPC freed (core/malloc-trim.ts).
+// glibc then returns what the interpreter and IPC freed (core/memory.ts).
 const IDLE_GC_MS = 1000;
-const TRIM_AFTER_GC_MS = 250;
 let idleTimer: NodeJS.Timeout | undefined;
 function collectWhenIdle(): void {
   clearTimeout(idleTimer);
-  idleTimer = setTimeout(() => {
-    globalThis.gc?.();
-    // V8 frees dead typed arrays' memory on a background task after the collection: trim after it
-    idleTimer = setTimeout(trimCHeap, TRIM_AFTER_GC_MS);
-  }, IDLE_GC_MS);
+  idleTimer = setTimeout(() => (idleTimer = collectThenTrim()), IDLE_GC_MS);
 }
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

@@ -30,7 +30,10 @@ interface Loaded {
 }
 
 export interface ModelStatus {
+  /** the active pack's id, and its manifest's name and version */
   pack: string | null;
+  name: string | null;
+  version: string | null;
   backend: string | null;
   /** why the backend was chosen */
   reason: string | null;
@@ -60,6 +63,8 @@ export class ModelService implements Feature, ClassifierSource {
   get status(): ModelStatus {
     return {
       pack: this.current ? this.current.pack.id : null,
+      name: this.current ? this.current.pack.manifest.name : null,
+      version: this.current ? this.current.pack.manifest.version : null,
       backend: this.current ? this.current.backend.name : null,
       reason: this.current ? this.current.reason : null,
       error: this.current ? null : this.lastError,

@@ -4,14 +4,14 @@
 import { redactedUrl, redactSecrets } from '../core/redact.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import mqtt from 'mqtt';
 import sqlite3 from 'sqlite3';
 import type { Config } from '../config/schema.js';
 import { silentLogger } from '../core/log.js';
-import { trimCHeap } from '../core/malloc-trim.js';
+import { trimCHeap } from '../core/memory.js';
 import { runTool, spawnsWithoutFork } from '../core/spawn.js';
+import { whyUnreachable } from '../core/tcp.js';
 import { ffmpegPath, ffprobePath } from '../core/tools.js';
 import { checkCamera } from '../capture/camera-check.js';
 import { resolveCameras } from '../capture/resolve.js';
@@ -41,19 +41,6 @@ function withTimeout<T>(ms: number, what: string, work: Promise<T>): Promise<T> 
     setTimeout(() => reject(new Error(`${what}: no answer within ${ms / 1000} s`)), ms).unref();
   });
   return Promise.race([work, timeout]);
-}
-
-function tcpReachable(host: string, port: number, timeoutMs: number): Promise<string | null> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (err: string | null) => {
-      socket.destroy();
-      resolve(err);
-    };
-    socket.setTimeout(timeoutMs, () => done('timeout'));
-    socket.once('connect', () => done(null));
-    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
-  });
 }
 
 async function webhookUrls(config: Config, dataDir: string): Promise<string[]> {
@@ -158,7 +145,7 @@ export function doctorChecks(config: Config): Array<[string, Check]> {
       return Promise.all(urls.map(async (raw) => {
         const url = new URL(raw);
         const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-        const err = await tcpReachable(url.hostname, port, 5000);
+        const err = await whyUnreachable(url.hostname, port, 5000);
         return {
           check: 'webhooks', ok: !err, detail: `${url.origin} ${err ? `unreachable (${err})` : 'reachable'}`,
           fix: 'results wait in the outbox until it answers: check the URL, DNS and the uplink',

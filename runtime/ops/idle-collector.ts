@@ -3,11 +3,11 @@
 // collects only under allocation pressure: after a burst, an idle daemon would
 // keep them for hours. When no job has run for a moment, one full collection
 // (milliseconds on the daemon's heap) frees them, and glibc is then asked to
-// give what was freed back to the system. It needs gc exposed
+// give what was freed back to the system (core/memory.ts). It needs gc exposed
 // (NODE_OPTIONS=--expose-gc, as the systemd unit sets); without it, nothing.
 import type { EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
-import { trimCHeap } from '../core/malloc-trim.js';
+import { collectThenTrim } from '../core/memory.js';
 
 const IDLE_MS = 2000;
 
@@ -31,15 +31,7 @@ export class IdleCollector implements Feature {
 
   private schedule(): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => (this.deps.busy() ? this.schedule() : collect()), IDLE_MS);
+    this.timer = setTimeout(() => (this.deps.busy() ? this.schedule() : collectThenTrim().unref()), IDLE_MS);
     this.timer.unref();
   }
-}
-
-/** V8 frees dead buffers' memory on a background task after a collection: the trim waits for it. */
-const TRIM_AFTER_GC_MS = 250;
-
-function collect(): void {
-  globalThis.gc?.();
-  setTimeout(trimCHeap, TRIM_AFTER_GC_MS).unref();
 }

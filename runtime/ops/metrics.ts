@@ -1,24 +1,27 @@
 // The daemon's metrics through prom-client, with its standard process and
 // Node.js metrics (CPU, memory, heap, event-loop lag, open file descriptors).
 // Counts and durations come from bus events; gauges of the stored state (jobs,
-// outbox, media, disk) and of the child processes are set from StatusReader at
-// each scrape.
+// outbox, media, disk), of the MQTT connection and of the child processes are
+// set from the gateway's status (status.ts) at each scrape.
 import client from 'prom-client';
 import type { BusEvents, EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
 import type { Queryable } from '../store/db.js';
 import { CHILD_KINDS, type ChildKind } from './children.js';
-import { DELIVERY_TARGETS, StatusReader, type GatewayStatus } from './status.js';
+import { DELIVERY_TARGETS, type GatewayStatus, type GatewayStatusReader } from './status.js';
 
 export interface MetricsDeps {
   bus: EventBus;
   db: Queryable;
-  dataDir: string;
-  /** the SQLite file (its -wal and -shm companions are counted too) */
-  databaseFile: string;
+  /** the gateway's status, read at each scrape */
+  status: Pick<GatewayStatusReader, 'read'>;
   /** the runtime's version, for vigil_build_info */
   version: string;
 }
+
+/** The parts of the gateway's status the gauges show. */
+const GAUGED = ['jobs', 'outbox', 'store', 'disk', 'mqtt', 'children', 'childrenCpuSeconds'] as const;
+type Gauged = Pick<GatewayStatus, (typeof GAUGED)[number]>;
 
 const SECONDS_PER_CLIP = [0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
 const INFERENCE_SECONDS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -32,14 +35,11 @@ export const PROMETHEUS_CONTENT_TYPE = client.Registry.PROMETHEUS_CONTENT_TYPE;
 
 export class Metrics implements Feature {
   readonly name = 'metrics';
-  readonly status: StatusReader;
   private registry: client.Registry | undefined;
-  private refresh: ((s: GatewayStatus) => void) | undefined;
+  private refresh: ((s: Gauged) => void) | undefined;
   private unsubscribe: Array<() => void> = [];
 
-  constructor(private readonly deps: MetricsDeps) {
-    this.status = new StatusReader(deps);
-  }
+  constructor(private readonly deps: MetricsDeps) {}
 
   async start(): Promise<void> {
     const { bus, db } = this.deps;
@@ -92,7 +92,6 @@ export class Metrics implements Feature {
       for (const outcome of DELIVERY_OUTCOMES) deliveries.inc({ target, outcome }, 0);
     }
     for (const outcome of CAPTURE_OUTCOMES) captures.inc({ outcome }, 0);
-    mqtt.set(0);
     for (const phase of ['headers', 'body']) stalled.inc({ phase }, 0);
 
     const started = new Map<string, number>();
@@ -133,7 +132,6 @@ export class Metrics implements Feature {
         deliveries.inc({ target, outcome });
         if (latencyMs !== undefined && outcome !== 'dropped') deliverySeconds.observe({ target }, latencyMs / 1000);
       }),
-      bus.on('mqtt.connection', ({ connected }) => mqtt.set(connected ? 1 : 0)),
       bus.on('request.stalled', ({ phase }) => stalled.inc({ phase })),
       bus.on('camera.watch', ({ camera, state }) => {
         if (state === 'starting') {
@@ -158,9 +156,10 @@ export class Metrics implements Feature {
       for (const [state, n] of Object.entries(s.jobs)) jobs.set({ state }, n);
       queueDepth.set(s.jobs.queued ?? 0);
       outbox.reset();
-      for (const [target, n] of Object.entries(s.outboxPending)) outbox.set({ target }, n);
-      mediaBytes.set(s.mediaBytes);
-      databaseBytes.set(s.databaseBytes);
+      for (const [target, n] of Object.entries(s.outbox.pendingByTarget)) outbox.set({ target }, n);
+      mediaBytes.set(s.store.mediaBytes);
+      databaseBytes.set(s.store.databaseBytes);
+      mqtt.set(s.mqtt.connected ? 1 : 0);
       diskFree.set(s.disk.freeBytes);
       diskTotal.set(s.disk.totalBytes);
       for (const kind of CHILD_KINDS) {
@@ -181,7 +180,7 @@ export class Metrics implements Feature {
   /** The Prometheus text of every metric, the state gauges read afresh. */
   async render(): Promise<string> {
     if (!this.registry || !this.refresh) throw new Error('metrics are not started');
-    this.refresh(await this.status.read());
+    this.refresh(await this.deps.status.read(GAUGED));
     // prom-client writes a NaN sample as "Nan" (the event-loop lag mean and deviation of a
     // scrape that came within 10 ms of the last one); the text format spells it "NaN"
     return (await this.registry.metrics()).replace(/ Nan$/gm, ' NaN');
@@ -190,7 +189,7 @@ export class Metrics implements Feature {
   /** Every metric's current values as prom-client's JSON (for views other than Prometheus). */
   async values(): Promise<client.MetricObjectWithValues<client.MetricValue<string>>[]> {
     if (!this.registry || !this.refresh) throw new Error('metrics are not started');
-    this.refresh(await this.status.read());
+    this.refresh(await this.deps.status.read(GAUGED));
     return this.registry.getMetricsAsJSON();
   }
 }

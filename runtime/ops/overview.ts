@@ -1,32 +1,10 @@
 // The gateway at a glance, for the dashboard: readiness checks, model pack and
 // backend, queue, disk against the retention bounds, database size, MQTT,
-// uptime, version.
-// Read from the same sources as /readyz and /metrics (the readiness registry,
-// the store, statfs, store-size.ts, retention's totals), so the dashboard never disagrees with them.
-import type { EventBus } from '../core/bus.js';
+// uptime, version. Shaped from the gateway's status (status.ts), the read model
+// /readyz's checks and /metrics' gauges share, so the dashboard never disagrees with them.
 import { redactDeep, redactedUrl } from '../core/redact.js';
-import type { Feature } from '../core/feature.js';
-import type { ModelService } from '../models/model-service.js';
-import type { RetentionConfig } from '../retention/config.js';
-import type { ClassificationStore } from '../store/classifications.js';
-import { RetentionQueries } from '../retention/retention-queries.js';
-import type { Database } from '../store/db.js';
-import { volumeSpace } from './core-checks.js';
-import type { ReadinessReport, Readiness } from './readiness.js';
-import { databaseBytes, mediaBytes } from './store-size.js';
-
-export interface OverviewDeps {
-  readiness: Readiness;
-  models: Pick<ModelService, 'status' | 'packStore'>;
-  store: Pick<ClassificationStore, 'jobCounts'>;
-  db: Database;
-  bus: EventBus;
-  dataDir: string;
-  databaseFile: string;
-  retention: Pick<RetentionConfig, 'max_age_days' | 'max_count' | 'max_media_bytes' | 'min_free_bytes'>;
-  mqtt: { enabled: boolean; url: string };
-  version: string;
-}
+import type { GatewayStatusReader } from './status.js';
+import type { ReadinessReport } from './readiness.js';
 
 export interface Overview {
   version: string;
@@ -54,63 +32,44 @@ export interface Overview {
   mqtt: { enabled: boolean; connected: boolean; url: string | null };
 }
 
-/** Keeps what is only known from events (the MQTT connection) and answers the status. */
-export class GatewayOverview implements Feature {
-  readonly name = 'overview';
-  private mqttConnected = false;
-  private unsubscribe: Array<() => void> = [];
+/** The parts of the gateway's status the dashboard shows. */
+const SHOWN = ['version', 'uptimeS', 'readiness', 'model', 'jobs', 'store', 'disk', 'retentionBounds', 'mqtt'] as const;
 
-  constructor(private readonly deps: OverviewDeps) {}
-
-  async start(): Promise<void> {
-    this.unsubscribe = [this.deps.bus.on('mqtt.connection', ({ connected }) => void (this.mqttConnected = connected))];
-  }
-
-  async stop(): Promise<void> {
-    for (const off of this.unsubscribe) off();
-    this.unsubscribe = [];
-  }
+/** The dashboard's status (its JSON shape is the dashboard's API), read from the gateway's status. */
+export class GatewayOverview {
+  constructor(private readonly status: Pick<GatewayStatusReader, 'read'>) {}
 
   async read(): Promise<Overview> {
-    const d = this.deps;
-    const [report, queue, media, count, dbBytes, space] = await Promise.all([
-      d.readiness.run(),
-      d.store.jobCounts(),
-      mediaBytes(d.db),
-      new RetentionQueries(d.db).totals().then((t) => t.count), // the count retention.max_count is checked against
-      databaseBytes(d.databaseFile),
-      volumeSpace(d.dataDir),
-    ]);
-    const model = d.models.status;
-    const packs = d.models.packStore;
+    const s = await this.status.read(SHOWN);
+    const bounds = s.retentionBounds;
     // readiness details and model errors quote URLs (a model source, a broker): the status shows none of their secrets
     return redactDeep({
-      version: d.version,
-      uptime_s: Math.round(process.uptime()),
-      ready: report.ok,
-      checks: report.checks,
+      version: s.version,
+      uptime_s: s.uptimeS,
+      ready: s.readiness.ok,
+      checks: s.readiness.checks,
       model: {
-        pack: model.pack,
-        backend: model.backend,
-        backend_reason: model.reason,
-        error: model.error,
-        rollback_target: packs?.history().find((id) => packs.get(id)) ?? null,
+        pack: s.model.pack,
+        backend: s.model.backend,
+        backend_reason: s.model.backendReason,
+        error: s.model.error,
+        rollback_target: s.model.rollbackTarget,
       },
-      queue,
+      queue: { queued: s.jobs.queued ?? 0, running: s.jobs.running ?? 0 },
       storage: {
-        media_bytes: media,
-        classifications: count,
-        database_bytes: dbBytes,
-        disk_free_bytes: space.freeBytes,
-        disk_total_bytes: space.totalBytes,
+        media_bytes: s.store.mediaBytes,
+        classifications: s.store.classifications,
+        database_bytes: s.store.databaseBytes,
+        disk_free_bytes: s.disk.freeBytes,
+        disk_total_bytes: s.disk.totalBytes,
         bounds: {
-          max_media_bytes: d.retention.max_media_bytes,
-          min_free_bytes: d.retention.min_free_bytes,
-          max_count: d.retention.max_count,
-          max_age_days: d.retention.max_age_days,
+          max_media_bytes: bounds.maxMediaBytes,
+          min_free_bytes: bounds.minFreeBytes,
+          max_count: bounds.maxCount,
+          max_age_days: bounds.maxAgeDays,
         },
       },
-      mqtt: { enabled: d.mqtt.enabled, connected: d.mqtt.enabled && this.mqttConnected, url: d.mqtt.enabled ? redactedUrl(d.mqtt.url) : null },
+      mqtt: { enabled: s.mqtt.enabled, connected: s.mqtt.connected, url: s.mqtt.url === null ? null : redactedUrl(s.mqtt.url) },
     });
   }
 }

@@ -1,5 +1,5 @@
-// How big the store is: media bytes and the database file. Read by /metrics
-// and by the dashboard's status, so both show the same numbers.
+// How big the store is: media bytes and the database file. Read by the
+// gateway's status (status.ts), so /metrics and the dashboard show the same numbers.
 import fs from 'node:fs';
 import type { Queryable } from '../store/db.js';
 

@@ -3,7 +3,7 @@
 // per clip onto the motion pass's pixels, so a masked pixel never changes and
 // never differs from the background; detections and zones are tested at a
 // box's bottom-centre, where an object touches the ground (Frigate does the same).
-import type { Box, CameraRules, Detection, Polygon, ServiceLabel } from '../core/analysis.js';
+import type { Box, CameraRules, Detection, Polygon, Scores, ServiceLabel } from '../core/analysis.js';
 
 /** Ray casting: is (x, y) inside the polygon? */
 export function insidePolygon(x: number, y: number, polygon: Polygon): boolean {
@@ -56,13 +56,13 @@ export function labelAllowed(label: ServiceLabel, score: number, rules: CameraRu
 }
 
 /** A frame's findings without masked detections and labels the camera does not count. */
-export function applyCameraRules<T extends { scores: Partial<Record<ServiceLabel, number>>; detections: Detection[] }>(
+export function applyCameraRules<T extends { scores: Scores; detections: Detection[] }>(
   frame: T,
   rules: CameraRules | undefined,
 ): T {
   if (!rules) return frame;
   const detections = frame.detections.filter((d) => !isMasked(d.box, rules) && labelAllowed(d.label, d.score, rules));
-  const scores: Partial<Record<ServiceLabel, number>> = {};
+  const scores: Scores = {};
   for (const [label, score] of Object.entries(frame.scores) as Array<[ServiceLabel, number]>) {
     if (!labelAllowed(label, score, rules)) continue;
     // a label seen only in boxes, all of them masked, is not seen

@@ -1,5 +1,6 @@
-// Groups of neighbouring set cells on a coarse grid: the motion pass's moving
-// regions and foliage's places of persistent motion both read the grid so.
+// Flood fill: groups of neighbouring cells on a grid. The motion pass's moving
+// regions and its specks, foliage's places of persistent motion and the
+// segments of a segmentation mask all find their groups here.
 
 /** A grid of cells, row-major. */
 export interface CellGrid {
@@ -7,22 +8,38 @@ export interface CellGrid {
   y: number;
 }
 
-/** 4-connected groups of the set cells, as lists of cell indexes. */
-export function cellGroups(set: Uint8Array, grid: CellGrid): number[][] {
-  const seen = new Uint8Array(set.length);
+/** dx, dy pairs of the four cells beside a cell, and of the eight around it (flat: the fill runs per pixel) */
+const BESIDE = Int8Array.of(-1, 0, 1, 0, 0, -1, 0, 1);
+const AROUND = Int8Array.of(-1, -1, 0, -1, 1, -1, -1, 0, 1, 0, -1, 1, 0, 1, 1, 1);
+
+/**
+ * The connected groups of a grid, each as a list of cell indexes, its seed (the first cell
+ * of the group in row order) first. A cell seeds a group when `joins(cell, cell)`; a neighbour
+ * joins the group of `seed` when `joins(neighbour, seed)`. Neighbours are the four cells
+ * beside a cell, or the eight around it with `diagonal`.
+ */
+export function connectedGroups(grid: CellGrid, joins: (cell: number, seed: number) => boolean, diagonal = false): number[][] {
+  const cells = grid.x * grid.y;
+  const seen = new Uint8Array(cells);
   const groups: number[][] = [];
-  for (let start = 0; start < set.length; start++) {
-    if (!set[start] || seen[start]) continue;
+  const stack: number[] = [];
+  const neighbours = diagonal ? AROUND : BESIDE;
+  for (let seed = 0; seed < cells; seed++) {
+    if (seen[seed] || !joins(seed, seed)) continue;
     const group: number[] = [];
-    const stack = [start];
-    seen[start] = 1;
+    stack.push(seed);
+    seen[seed] = 1;
     while (stack.length) {
       const c = stack.pop()!;
       group.push(c);
-      const x = c % grid.x, y = Math.floor(c / grid.x);
-      for (const [nx, ny] of [[x - 1, y], [x + 1, y], [x, y - 1], [x, y + 1]] as const) {
+      const x = c % grid.x;
+      const y = (c - x) / grid.x;
+      for (let k = 0; k < neighbours.length; k += 2) {
+        const nx = x + neighbours[k]!;
+        const ny = y + neighbours[k + 1]!;
+        if (nx < 0 || ny < 0 || nx >= grid.x || ny >= grid.y) continue;
         const n = ny * grid.x + nx;
-        if (nx >= 0 && ny >= 0 && nx < grid.x && ny < grid.y && set[n] && !seen[n]) {
+        if (!seen[n] && joins(n, seed)) {
           seen[n] = 1;
           stack.push(n);
         }
@@ -31,4 +48,9 @@ export function cellGroups(set: Uint8Array, grid: CellGrid): number[][] {
     groups.push(group);
   }
   return groups;
+}
+
+/** 4-connected groups of the set cells, as lists of cell indexes. */
+export function cellGroups(set: Uint8Array, grid: CellGrid): number[][] {
+  return connectedGroups(grid, (cell) => set[cell] !== 0);
 }

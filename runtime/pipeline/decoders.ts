@@ -1,14 +1,14 @@
 // What a model's output tensors mean, one decoder per model task (like an
 // NVR's detector plugins, each returns the same shape whatever the model):
 // label scores for the view, and boxed findings in frame coordinates.
-import type { Box, Detection, ServiceLabel } from '../core/analysis.js';
+import type { Box, Detection, Scores, ServiceLabel } from '../core/analysis.js';
 import type { InferenceOutput } from '../inference/protocol.js';
 import type { ModelEntry } from '../models/manifest.js';
 import { fromCrop } from './boxes.js';
 import type { LoadedModel } from './clip-classifier.js';
 import { segmentDetections } from './segments.js';
 
-export type Scores = Partial<Record<ServiceLabel, number>>;
+export type { Scores };
 
 export interface ViewFindings {
   /** label -> best score in this view */

@@ -7,7 +7,7 @@
 // but stands out from the background the whole time.
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
-import { cellGroups } from './cell-groups.js';
+import { cellGroups, connectedGroups } from './cell-groups.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
@@ -122,32 +122,7 @@ function groupBox(group: number[]): Box {
 /** Marks the specks: 8-connected groups of changed pixels of at most SPECK_PIXELS. */
 function findSpecks(changedMask: Uint8Array, width: number, height: number): Uint8Array {
   const specks = new Uint8Array(changedMask.length);
-  const seen = new Uint8Array(changedMask.length);
-  const stack: number[] = [];
-  const group: number[] = [];
-  for (let start = 0; start < changedMask.length; start++) {
-    if (!changedMask[start] || seen[start]) continue;
-    group.length = 0;
-    stack.push(start);
-    seen[start] = 1;
-    while (stack.length) {
-      const i = stack.pop()!;
-      group.push(i);
-      const x = i % width;
-      const y = (i - x) / width;
-      for (let dy = -1; dy <= 1; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx;
-          const ny = y + dy;
-          if (nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
-          const n = ny * width + nx;
-          if (changedMask[n] && !seen[n]) {
-            seen[n] = 1;
-            stack.push(n);
-          }
-        }
-      }
-    }
+  for (const group of connectedGroups({ x: width, y: height }, (i) => changedMask[i] !== 0, true)) {
     if (group.length <= SPECK_PIXELS) for (const i of group) specks[i] = 1;
   }
   return specks;

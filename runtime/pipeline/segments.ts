@@ -2,6 +2,7 @@
 // grouped into connected segments (on a coarser grid, which is plenty for
 // boxes), and a segment's score grows with its share of the input.
 import type { Detection } from '../core/analysis.js';
+import { connectedGroups } from './cell-groups.js';
 import type { LabelMap } from './label-map.js';
 
 const STEP = 4;
@@ -21,31 +22,23 @@ export function segmentDetections(mask: Uint8Array, size: number, map: LabelMap,
   for (let gy = 0; gy < rows; gy++) {
     for (let gx = 0; gx < cols; gx++) grid[gy * cols + gx] = mask[Math.min(size - 1, gy * STEP) * size + Math.min(size - 1, gx * STEP)]!;
   }
-  const seen = new Uint8Array(grid.length);
   const detections: Detection[] = [];
-  for (let start = 0; start < grid.length; start++) {
-    const cls = grid[start]!;
-    const target = map[cls];
-    if (seen[start] || !target) continue;
-    let count = 0;
+  // a segment: neighbouring cells whose classes map to the same label
+  const sameLabel = (cell: number, seed: number) => {
+    const target = map[grid[seed]!];
+    return target !== undefined && map[grid[cell]!]?.label === target.label;
+  };
+  for (const group of connectedGroups({ x: cols, y: rows }, sameLabel)) {
+    const target = map[grid[group[0]!]!]!;
+    const count = group.length;
     let x0 = cols, y0 = rows, x1 = 0, y1 = 0;
-    const stack = [start];
-    seen[start] = 1;
-    while (stack.length) {
-      const c = stack.pop()!;
-      count++;
+    for (const c of group) {
       const x = c % cols;
       const y = (c - x) / cols;
       if (x < x0) x0 = x;
       if (x > x1) x1 = x;
       if (y < y0) y0 = y;
       if (y > y1) y1 = y;
-      for (const n of [x > 0 ? c - 1 : -1, x < cols - 1 ? c + 1 : -1, y > 0 ? c - cols : -1, y < rows - 1 ? c + cols : -1]) {
-        if (n >= 0 && !seen[n] && map[grid[n]!]?.label === target.label) {
-          seen[n] = 1;
-          stack.push(n);
-        }
-      }
     }
     const area = count / grid.length;
     if (area < options.minArea) continue;

@@ -103,6 +103,21 @@ export interface OutboxPolicy {
   mqtt: boolean;
 }
 
+/**
+ * Inserts a new classification row: the columns every row takes from what was accepted, and
+ * `state`'s (its times, and for one final at once its statuses). Column names are the code's own, never input.
+ */
+function insertClassification(tx: Queryable, c: NewClassification, state: Record<string, string | number>): Promise<unknown> {
+  const columns: Record<string, string | number | null> = {
+    id: c.id, tenant: c.tenant, flow: c.flow, parent_id: c.parentId, camera_id: c.cameraId, analyse_id: c.analyseId,
+    metadata: JSON.stringify(c.metadata), videoname: c.videoname, filename: c.filename,
+    filesize: c.filesize, clip_bytes: c.filesize, original_specs: JSON.stringify(c.originalSpecs),
+    ...state,
+  };
+  const names = Object.keys(columns);
+  return tx.run(`INSERT INTO classifications (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`, Object.values(columns));
+}
+
 export class ClassificationStore {
   constructor(
     private readonly db: Database,
@@ -114,13 +129,7 @@ export class ClassificationStore {
     const now = new Date();
     const createdAt = isoNow(now);
     await this.db.transaction(async (tx) => {
-      await tx.run(
-        `INSERT INTO classifications (id, tenant, flow, parent_id, camera_id, analyse_id, metadata, videoname, filename,
-           filesize, clip_bytes, original_specs, created_at, created_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [c.id, c.tenant, c.flow, c.parentId, c.cameraId, c.analyseId, JSON.stringify(c.metadata), c.videoname,
-          c.filename, c.filesize, c.filesize, JSON.stringify(c.originalSpecs), createdAt, now.getTime()],
-      );
+      await insertClassification(tx, c, { created_at: createdAt, created_ms: now.getTime() });
       await tx.run('INSERT INTO jobs (classification_id, enqueued_ms) VALUES (?, ?)', [c.id, now.getTime()]);
     });
     return createdAt;
@@ -283,14 +292,10 @@ export class ClassificationStore {
     const now = new Date();
     const at = isoNow(now);
     await this.db.transaction(async (tx) => {
-      await tx.run(
-        `INSERT INTO classifications (id, tenant, flow, parent_id, camera_id, analyse_id, metadata, videoname, filename,
-           filesize, clip_bytes, original_specs, status_classify, status_video, error_code, error_msg, video_error, result,
-           created_at, created_ms, started_at, finished_at, final)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'error', 'error', ?, ?, 'no clip was recorded', 'error', ?, ?, ?, ?, 1)`,
-        [c.id, c.tenant, c.flow, c.parentId, c.cameraId, c.analyseId, JSON.stringify(c.metadata), c.videoname, c.filename,
-          c.filesize, c.filesize, JSON.stringify(c.originalSpecs), errorCode, errorMsg, at, now.getTime(), at, at],
-      );
+      await insertClassification(tx, c, {
+        status_classify: 'error', status_video: 'error', error_code: errorCode, error_msg: errorMsg, video_error: 'no clip was recorded', result: 'error',
+        created_at: at, created_ms: now.getTime(), started_at: at, finished_at: at, final: 1,
+      });
       const row = await tx.get<ClassificationRow>('SELECT * FROM classifications WHERE id = ?', [c.id]);
       await this.queueDeliveries(tx, row!);
     });

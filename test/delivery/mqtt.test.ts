@@ -138,6 +138,17 @@ describe('MQTT delivery', function () {
     expect(body.outbox).to.have.all.keys('pending', 'delivered', 'dropped');
   });
 
+  it('shows what /metrics shows, both read from the gateway\'s status: the active pack, its backend, the data volume', async () => {
+    const w = await watch();
+    const seen = await w.waitFor((m) => m.topic === STATUS && JSON.parse(m.text).model !== null, 'a status with the active pack');
+    const status = JSON.parse(seen.text) as Record<string, any>;
+    expect(status.model.name).to.be.a('string');
+    const metrics = await (await fetch(`${daemon.url}/metrics`)).text();
+    expect(metrics).to.include(`vigil_model_info{name="${status.model.name}",version="${status.model.version}"} 1`);
+    expect(metrics).to.include(`vigil_inference_backend{backend="${status.backend}"} 1`);
+    expect(Number(/^vigil_disk_total_bytes (\d+)$/m.exec(metrics)?.[1])).to.equal(status.disk.total_bytes);
+  });
+
   it('publishes each final result on <prefix>/<gateway>/<tenant>/result, the JSON of GET /api/result/<id>', async () => {
     const w = await watch();
     const id = await submit(daemon, clip, 'default');

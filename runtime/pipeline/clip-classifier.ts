@@ -9,7 +9,7 @@ import type { Manifest, ModelEntry } from '../models/manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import type { TensorQuant } from '../inference/tflite-file.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { closerLooksAgree, creaturesToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type Doubt, type FrameFindings } from './decide.js';
+import { closerLooksAgree, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type Doubt, type FrameFindings } from './decide.js';
 import type { MoverTrack } from './small-movers.js';
 import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
@@ -147,9 +147,9 @@ export class ClipClassifier implements Classifier {
       }
     }
     // Small movers, where no one was found: a closer look first, as a far walker at night is one too.
-    const creatures = creaturesToCheck(frames, motion.pattern, this.options.manifest, rules, motion.smallMovers);
-    if (creatures.length > 0) {
-      const looks = await this.lookAtMovers(creatures, clip, motion, signal);
+    const movers = moversToCheck(frames, motion.pattern, this.options.manifest, rules, motion.smallMovers);
+    if (movers.length > 0) {
+      const looks = await this.lookAtMovers(movers, clip, motion, chosen, signal);
       looks.forEach(count);
       if (closerLooksAgree(looks.map((l) => l.findings), this.options.manifest, rules)) frames.push(...looks.map((l) => l.findings));
     }
@@ -176,13 +176,17 @@ export class ClipClassifier implements Classifier {
   }
 
   /**
-   * The detectors on small movers (creaturesToCheck), closer: the region around each of the
+   * The detectors on small movers (moversToCheck), closer: the region around each of the
    * longest-followed ones' paths, at a third and two thirds of its way. A far walker at night is
    * a few pixels tall, as small as a bird: only the detector can tell them apart.
    */
-  private async lookAtMovers(creatures: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, signal: AbortSignal) {
+  private async lookAtMovers(movers: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal) {
     const last = motion.samples.length - 1;
-    const looks = [...creatures].sort((a, b) => b.sightings - a.sightings).slice(0, MOVERS_LOOKED_AT).flatMap((track): ChosenFrame[] => {
+    const side = (view: Box | undefined) => (view ? view.w * clip.width : Math.max(clip.width, clip.height));
+    // Not where a view the networks already ran held the mover's path, while it moved, at half the closer look's scale or more.
+    const unseen = (track: MoverTrack) => !chosen.some((c) => c.sample.t >= track.from && c.sample.t <= track.to &&
+      covered(track.box, c.crop ?? { x: 0, y: 0, w: 1, h: 1 }) >= 0.8 && side(c.crop) <= 2 * side(squareRegion(track.box, clip, this.regionSide() / 2)));
+    const looks = movers.filter(unseen).sort((a, b) => b.sightings - a.sightings).slice(0, MOVERS_LOOKED_AT).flatMap((track): ChosenFrame[] => {
       const crop = squareRegion(track.box, clip, this.regionSide() / 2);
       return [0.2, 0.8].map((at) => {
         const index = Math.min(last, Math.max(0, Math.round((track.from + at * (track.to - track.from)) * SAMPLE_FPS)));

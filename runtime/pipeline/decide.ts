@@ -7,7 +7,7 @@ import { area, centreDistance, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
-import type { SmallMovers } from './small-movers.js';
+import type { MoverTrack, SmallMovers } from './small-movers.js';
 import { precipitationScore } from './precipitation.js';
 
 /** What the networks made of one chosen frame. */
@@ -289,16 +289,19 @@ export function creaturesWhereNoOne(scores: Scores, found: (label: ServiceLabel,
 }
 
 /**
- * Small movers the detectors look at closer before they count as animals (clip-classifier):
- * at night a far walker is a small mover too. None where a person or vehicle was found (they
- * are not followed then), and none outside the camera's zones.
+ * Small movers the detectors look at closer (clip-classifier), creatures before they count as
+ * animals and travellers on a steady course: at night a far walker is a small mover too. None
+ * where a person or vehicle was found (they are not followed then), and none outside the
+ * camera's zones.
  */
-export function creaturesToCheck(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules: CameraRules | undefined, movers: () => SmallMovers): SmallMovers['creatures'] {
+export function moversToCheck(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules: CameraRules | undefined, movers: () => SmallMovers): MoverTrack[] {
   const judge = judgeOf(manifest, rules);
   const frames = secondOpinions(found, pattern, judge);
   const isFound = foundRule(frames, judge);
   const someone = frames.some((f) => judge.intruders.some((l) => isFound(l, f.scores[l] ?? 0)));
-  return someone ? [] : movers().creatures.filter((c) => inZone(c.box, rules));
+  if (someone) return [];
+  const { creatures, travellers } = movers();
+  return [...creatures, ...travellers].filter((c) => inZone(c.box, rules));
 }
 
 /**

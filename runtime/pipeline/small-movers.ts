@@ -42,6 +42,11 @@ export interface MoverTrack {
 export interface SmallMovers {
   /** the tracks that move as creatures do */
   creatures: MoverTrack[];
+  /**
+   * the tracks that go somewhere on a steady course, alone (not a flow): a far walker or car, or
+   * a thing carried; never an animal, but the detector looks at them closer (clip-classifier)
+   */
+  travellers: MoverTrack[];
   /** 0..1: how sure the evidence makes a creature, 0 when there is none */
   score: number;
 }
@@ -330,7 +335,7 @@ function alike(track: MoverTrack, others: MoverTrack[]): number {
  * do. `masked` pixels (the camera's masks) never count.
  */
 export function findSmallMovers(frames: FineFrame[], width: number, height: number, masked?: Uint8Array): SmallMovers {
-  const none: SmallMovers = { creatures: [], score: 0 };
+  const none: SmallMovers = { creatures: [], travellers: [], score: 0 };
   if (frames.length < MIN_SIGHTINGS) return none;
   const pixels = width * height;
   const bg = background(frames, pixels);
@@ -372,9 +377,11 @@ export function findSmallMovers(frames: FineFrame[], width: number, height: numb
     })
     .map((t) => describe(t, width, height))
     .filter((t) => t.travel >= MIN_TRAVEL && t.contrast >= MIN_CONTRAST && t.hops <= MAX_HOPS);
-  const creatures = moving.filter((t) => (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING) && alike(t, moving) < FLOW_TRACKS - 1);
-  if (creatures.length === 0) return none;
+  const alone = moving.filter((t) => alike(t, moving) < FLOW_TRACKS - 1);
+  const creatures = alone.filter((t) => t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING);
+  const travellers = alone.filter((t) => !creatures.includes(t));
+  if (creatures.length === 0) return { ...none, travellers };
   // Surer the longer one was followed: 0.6 for the shortest track that counts, up to 0.9 over 4 s.
   const longest = Math.max(...creatures.map((c) => c.seconds));
-  return { creatures, score: Math.min(0.9, 0.6 + (0.3 * (longest - MIN_SECONDS)) / 3) };
+  return { creatures, travellers, score: Math.min(0.9, 0.6 + (0.3 * (longest - MIN_SECONDS)) / 3) };
 }

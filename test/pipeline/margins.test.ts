@@ -4,7 +4,7 @@
 // Made-up findings: no model runs, so each case is exactly the one the rule is for.
 import { expect } from 'chai';
 import type { Box, CameraRules, Detection } from '../../runtime/core/analysis.js';
-import { closerLooksAgree, creaturesToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { closerLooksAgree, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MoverTrack, SmallMovers } from '../../runtime/pipeline/small-movers.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { rulesManifest } from '../support/rules-manifest.js';
@@ -105,18 +105,24 @@ describe('margins: a sighting one step from its threshold is looked at again', (
 
 describe('closer looks at small movers: a far walker at night is small too', () => {
   const track = (box: Box): MoverTrack => ({ box, from: 1, to: 4, seconds: 3, sightings: 15, travel: 3, turning: 0.1, pausing: 0.2, hops: 0, contrast: 3, velocity: { x: 4, y: 0 } });
-  const movers = (...boxes: Box[]) => (): SmallMovers => ({ creatures: boxes.map(track), score: 0.9 });
+  const movers = (...boxes: Box[]) => (): SmallMovers => ({ creatures: boxes.map(track), travellers: [], score: 0.9 });
   const far: Box = { x: 0.3, y: 0.55, w: 0.05, h: 0.07 };
 
   it('where no one was found, the small movers are looked at; where someone was, none', () => {
-    expect(creaturesToCheck([], pattern, manifest, undefined, movers(far)).map((c) => c.box)).to.deep.equal([far]);
+    expect(moversToCheck([], pattern, manifest, undefined, movers(far)).map((c) => c.box)).to.deep.equal([far]);
     const someone = [0.5, 2].map((t) => frame(t, [{ label: 'person', score: 0.9, box: walker(0.2 + t / 10) }], walker(0.2 + t / 10)));
-    expect(creaturesToCheck(someone, pattern, manifest, undefined, movers(far))).to.deep.equal([]);
+    expect(moversToCheck(someone, pattern, manifest, undefined, movers(far))).to.deep.equal([]);
+  });
+
+  it('a traveller on a steady course (a far walker, a car) is looked at too, but never makes an animal', () => {
+    const travelling = (): SmallMovers => ({ creatures: [], travellers: [track(far)], score: 0 });
+    expect(moversToCheck([], pattern, manifest, undefined, travelling).map((c) => c.box)).to.deep.equal([far]);
+    expect(decide([], pattern, manifest, undefined, travelling).labels).to.not.include('animal');
   });
 
   it('a small mover outside the camera\'s zones is not looked at', () => {
     const rules: CameraRules = { masks: [], zones: [{ name: 'gate', points: [[0.7, 0], [1, 0], [1, 1], [0.7, 1]] }], labels: {} };
-    expect(creaturesToCheck([], pattern, manifest, rules, movers(far))).to.deep.equal([]);
+    expect(moversToCheck([], pattern, manifest, rules, movers(far))).to.deep.equal([]);
   });
 
   const look = (t: number, score: number) => frame(t, score > 0 ? [{ label: 'person', score, box: far }] : [], far);

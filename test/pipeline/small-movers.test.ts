@@ -84,9 +84,19 @@ describe('small movers (pure)', () => {
     expect(findSmallMovers(frames([], { flicker: { x: 80, y: 40, half: 1 } }), W, H).creatures).to.deep.equal([]);
   });
 
-  it('a thing at one steady pace on a straight line (carried, or a walker far away): no creature', () => {
+  it('a thing at one steady pace on a straight line (carried, or a walker far away): no creature, a traveller the detector looks at', () => {
     const carried = (t: number) => ({ x: 20 + t * 15, y: 60 });
-    expect(findSmallMovers(frames([{ at: carried, half: 2, shade: -60 }]), W, H).creatures).to.deep.equal([]);
+    const movers = findSmallMovers(frames([{ at: carried, half: 2, shade: -60 }]), W, H);
+    expect(movers.creatures).to.deep.equal([]);
+    expect(movers.travellers).to.have.length(1);
+    expect(movers.travellers[0]!.box.x * W).to.be.within(15, 30); // where its way began
+  });
+
+  it('three things at one pace one way (a flow: snow in wind, produce on a belt): neither creatures nor travellers', () => {
+    const lane = (y: number) => (t: number) => ({ x: 20 + t * 15, y });
+    const movers = findSmallMovers(frames([{ at: lane(30), half: 2, shade: -60 }, { at: lane(60), half: 2, shade: -60 }, { at: lane(90), half: 2, shade: -60 }]), W, H);
+    expect(movers.creatures).to.deep.equal([]);
+    expect(movers.travellers).to.deep.equal([]);
   });
 
   it('the camera brightening and dimming (automatic exposure): no creature', () => {
@@ -116,6 +126,7 @@ describe('small creatures in the decision', () => {
   const spider: Box = { x: 0.35, y: 0.42, w: 0.08, h: 0.23 };
   const movers: SmallMovers = {
     score: 0.9,
+    travellers: [],
     creatures: [{ box: spider, from: 0, to: 9.8, seconds: 9.8, sightings: 50, travel: 10, turning: 0.4, pausing: 0.5, hops: 0.2, contrast: 3, velocity: { x: 0, y: 0 } }],
   };
   const grid = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);

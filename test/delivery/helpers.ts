@@ -62,3 +62,14 @@ export async function waitForDeliveries(
 }
 
 export const webhooks = (d: DeliveryView[]) => d.filter((x) => x.target === 'webhook');
+
+/** Does an MQTT topic filter (with + and # wildcards) match this topic, as a broker matches a subscription? */
+export function topicMatches(filter: string, topic: string): boolean {
+  const f = filter.split('/');
+  const t = topic.split('/');
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === '#') return i === f.length - 1;
+    if (i >= t.length || (f[i] !== '+' && f[i] !== t[i])) return false;
+  }
+  return f.length === t.length;
+}

@@ -2,11 +2,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { bundledManifest } from '../../runtime/models/manifest.js';
+import { bundledManifest, type ModelEntry } from '../../runtime/models/manifest.js';
 import { buildLabelMap, parseLabels } from '../../runtime/pipeline/label-map.js';
 import { SHARED_MODELS } from '../support/paths.js';
 
 describe('label maps', () => {
+  const imagenet = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt'), 'utf8'));
+  /** An ImageNet classifier's map, with what both packs' classifiers share: the animal range, names over it. */
+  const imagenetMap = (model: ModelEntry) => {
+    const cls = buildLabelMap(model, imagenet);
+    expect(cls[imagenet.indexOf('Egyptian cat')]?.label).to.equal('animal'); // the animal range
+    expect(cls[imagenet.indexOf('tarantula')]?.label).to.equal('spider'); // a name overrides the range
+    expect(cls[imagenet.indexOf('spider web')]?.label).to.equal('web');
+    expect(cls[imagenet.indexOf('flagpole')]?.label).to.equal('flag');
+    return cls;
+  };
+
   it('maps the default pack: COCO classes to labels, unmapped COCO classes to nothing, ImageNet ranges and names', () => {
     const [detector, imagenetClassifier] = bundledManifest('default').models;
     const coco = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'coco_labels.txt'), 'utf8'));
@@ -18,12 +29,7 @@ describe('label maps', () => {
     expect(det[coco.indexOf('potted plant')]?.label).to.equal('plant');
     expect(det[coco.indexOf('kite')]).to.equal(undefined); // a flag is called kite: COCO classes that are not ours stay unmapped
     expect(det[coco.indexOf('clock')]).to.equal(undefined);
-    const imagenet = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt'), 'utf8'));
-    const cls = buildLabelMap(imagenetClassifier!, imagenet);
-    expect(cls[imagenet.indexOf('Egyptian cat')]?.label).to.equal('animal'); // the animal range
-    expect(cls[imagenet.indexOf('tarantula')]?.label).to.equal('spider'); // a name overrides the range
-    expect(cls[imagenet.indexOf('spider web')]?.label).to.equal('web');
-    expect(cls[imagenet.indexOf('flagpole')]?.label).to.equal('flag');
+    const cls = imagenetMap(imagenetClassifier!);
     expect(cls[imagenet.indexOf('military uniform')]).to.equal(undefined); // people come from the detector alone
   });
 
@@ -35,12 +41,7 @@ describe('label maps', () => {
     expect(seg[pascal.indexOf('person')]).to.deep.equal({ label: 'person', weight: 1 });
     expect(seg[pascal.indexOf('pottedplant')]?.label).to.equal('plant');
     expect(seg[0]).to.equal(undefined); // background means nothing
-    const imagenet = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt'), 'utf8'));
-    const cls = buildLabelMap(classifier!, imagenet);
-    expect(cls[imagenet.indexOf('Egyptian cat')]?.label).to.equal('animal'); // the animal range
-    expect(cls[imagenet.indexOf('tarantula')]?.label).to.equal('spider'); // a name overrides the range
-    expect(cls[imagenet.indexOf('spider web')]?.label).to.equal('web');
-    expect(cls[imagenet.indexOf('flagpole')]?.label).to.equal('flag');
+    const cls = imagenetMap(classifier!);
     expect(cls[imagenet.indexOf('military uniform')]).to.deep.equal({ label: 'person', weight: 0.5 });
   });
 

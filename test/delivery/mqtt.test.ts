@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import mqtt, { type MqttClient } from 'mqtt';
-import { MjpegCamera } from '../capture/cameras-support.js';
+import { MjpegCamera } from '../support/cameras.js';
 import { TcpGate, TestBroker } from '../support/broker.js';
 import { stillClip, tempDir, walkerClip } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';

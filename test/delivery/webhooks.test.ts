@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { stillClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
-import { parseExposition, value } from '../ops/prom-text.js';
+import { parseExposition, value } from '../support/prom-text.js';
 import { WebhookReceiver } from '../support/receivers.js';
 import { admin, createIntegration, deliveriesOf, submit, waitForDeliveries, webhooks } from './helpers.js';
 

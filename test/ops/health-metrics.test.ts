@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { stillClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 import { PROJECT_ROOT } from '../support/paths.js';
-import { find, parseExposition, value } from './prom-text.js';
+import { find, parseExposition, value } from '../support/prom-text.js';
 
 async function text(res: Response): Promise<string> {
   return res.text();

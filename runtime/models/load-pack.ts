@@ -27,7 +27,7 @@ export interface LoadOptions {
   log: Logger;
 }
 
-function describeModels(dir: string, manifest: Manifest, backend: Backend): LoadedModel[] {
+export function describeModels(dir: string, manifest: Manifest, backend: Backend): LoadedModel[] {
   return manifest.models.map((entry) => {
     const file = fs.readFileSync(path.join(dir, backend.fileOf(entry).name));
     const tensors = readModelTensors(file);

@@ -24,9 +24,7 @@ describe('one daemon per data folder', function () {
   });
 
   it('refuses a second daemon on the same folder before it touches anything; the first keeps its upload and media', async () => {
-    const stored = await first.upload(clip);
-    expect(stored.status).to.equal(202);
-    const { id } = (await stored.json()) as { id: string };
+    const id = await first.submit(clip);
     await first.waitForResult(id);
 
     // an upload in progress on the first daemon: half the body sent, the rest held back

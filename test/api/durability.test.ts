@@ -10,9 +10,7 @@ import { TestDaemon } from '../support/daemon.js';
 async function uploadMany(daemon: TestDaemon, file: string, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const res = await daemon.upload(file, { parent_id: `burst-${i}` });
-    expect(res.status).to.equal(202);
-    ids.push(((await res.json()) as { id: string }).id);
+    ids.push(await daemon.submit(file, { parent_id: `burst-${i}` }));
   }
   return ids;
 }

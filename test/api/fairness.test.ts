@@ -25,13 +25,9 @@ describe('tenants share the job queue fairly', function () {
   it('gives the next free slot to a tenant with nothing running, ahead of another tenant\'s burst', async () => {
     const burst: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const res = await daemon.upload(clip, { parent_id: `burst-${i}` }, '', daemon.otherTenantKey);
-      expect(res.status).to.equal(202);
-      burst.push(((await res.json()) as { id: string }).id);
+      burst.push(await daemon.submit(clip, { parent_id: `burst-${i}` }, '', daemon.otherTenantKey));
     }
-    const res = await daemon.upload(clip, { parent_id: 'alone' });
-    expect(res.status).to.equal(202);
-    const { id } = (await res.json()) as { id: string };
+    const id = await daemon.submit(clip, { parent_id: 'alone' });
     const startedBefore = daemon.logs.filter((r) => r.msg === 'job started').length;
     expect(startedBefore, 'the burst was still queued when the other tenant\'s clip came').to.be.below(burst.length);
 

@@ -30,9 +30,7 @@ describe('data folder permissions', function () {
     } finally {
       process.umask(previous);
     }
-    const res = await daemon.upload(clip);
-    expect(res.status).to.equal(202);
-    const { id } = (await res.json()) as { id: string };
+    const id = await daemon.submit(clip);
     const result = await daemon.waitForResult(id);
 
     expect(modeOf(dataDir), 'data folder').to.equal(0o700);

@@ -52,9 +52,7 @@ describe('hostile input', function () {
   }
 
   async function expectStillServing(): Promise<void> {
-    const res = await daemon.upload(clip);
-    expect(res.status).to.equal(202);
-    const { id } = (await res.json()) as { id: string };
+    const id = await daemon.submit(clip);
     await daemon.waitForResult(id);
     const del = await fetch(`${daemon.url}/api/classify/${id}`, { method: 'DELETE', headers: daemon.auth() });
     expect(del.status).to.equal(204);

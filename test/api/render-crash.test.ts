@@ -34,9 +34,7 @@ describe('kill -9 during the highlight render', function () {
   });
 
   it('gives up only the render, keeps the classification, and removes the render leftovers', async () => {
-    const res = await daemon.upload(clip);
-    expect(res.status).to.equal(202);
-    const { id } = (await res.json()) as { id: string };
+    const id = await daemon.submit(clip);
     const folder = path.join(daemon.dataDir, 'media', id);
     // the encoder is writing its output: the job is in its render
     await until('highlight.mp4.part', () => (fs.existsSync(path.join(folder, 'highlight.mp4.part')) ? true : undefined));

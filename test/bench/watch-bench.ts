@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { descendants, proportionalBytes } from '../../runtime/ops/children.js';
 import type { CameraWatchStatus } from '../../runtime/capture/watch.js';
-import { RtspCamera, rtspServerBinary } from '../capture/cameras-support.js';
+import { RtspCamera, rtspServerBinary } from '../support/cameras.js';
 import { stillLoop, walkLoop } from '../capture/watch-support.js';
 import { tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';

@@ -8,8 +8,8 @@ import mqtt from 'mqtt';
 import { panClip, tempDir } from '../support/clips.js';
 import { TestBroker } from '../support/broker.js';
 import { TestDaemon, freePort } from '../support/daemon.js';
-import { parseExposition, value } from '../ops/prom-text.js';
-import { MjpegCamera, RtspCamera, SilentCamera, rtspServerBinary } from './cameras-support.js';
+import { parseExposition, value } from '../support/prom-text.js';
+import { MjpegCamera, RtspCamera, SilentCamera, rtspServerBinary } from '../support/cameras.js';
 
 const CAPTURE_FAILED = 3001;
 const PASSWORD = 'pa55-w0rd-for-the-test';

@@ -24,13 +24,7 @@ describe("cameras stay with their tenant", function () {
   let walker: string;
   const dir = tempDir('vigil-tenancy-');
 
-  const classify = async (key: string, fields: Record<string, string>): Promise<Record<string, any>> => {
-    const res = await daemon.upload(walker, fields, '?sync=true', key);
-    expect(res.status, await res.clone().text()).to.equal(200);
-    const result = (await res.json()) as Record<string, any>;
-    expect(result.error_code, result.error_msg).to.equal(0);
-    return result;
-  };
+  const classify = (key: string, fields: Record<string, string>) => daemon.classified(walker, fields, key);
   const published = async (id: string) => waitForDeliveries(daemon, id, (d) => d.find((x) => x.target === 'mqtt')?.state === 'delivered');
 
   before(async () => {

@@ -15,8 +15,8 @@ import type { CameraWatchStatus } from '../../runtime/capture/watch.js';
 import { TestBroker } from '../support/broker.js';
 import { tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
-import { parseExposition, value } from '../ops/prom-text.js';
-import { RtspCamera, rtspServerBinary } from './cameras-support.js';
+import { parseExposition, value } from '../support/prom-text.js';
+import { RtspCamera, rtspServerBinary } from '../support/cameras.js';
 import { stillLoop, walkLoop, type WalkLoop } from './watch-support.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

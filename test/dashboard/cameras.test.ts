@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { MjpegCamera } from '../capture/cameras-support.js';
+import { MjpegCamera } from '../support/cameras.js';
 import { stillClip, tempDir, walkerClip } from '../support/clips.js';
 import { freePort, TestDaemon } from '../support/daemon.js';
 import { WebhookReceiver } from '../support/receivers.js';

@@ -33,9 +33,7 @@ export async function createIntegration(daemon: TestDaemon, flow: string, url: s
 
 /** Uploads a clip to a flow and returns its id (the result is not awaited). */
 export async function submit(daemon: TestDaemon, clip: string, flow: string, key = daemon.tenantKey): Promise<string> {
-  const res = await daemon.upload(clip, { flow }, '', key);
-  expect(res.status, await res.clone().text()).to.equal(202);
-  return ((await res.json()) as { id: string }).id;
+  return daemon.submit(clip, { flow }, '', key);
 }
 
 export async function deliveriesOf(daemon: TestDaemon, id: string): Promise<DeliveryView[]> {
@@ -62,3 +60,14 @@ export async function waitForDeliveries(
 }
 
 export const webhooks = (d: DeliveryView[]) => d.filter((x) => x.target === 'webhook');
+
+/** Does an MQTT topic filter (with + and # wildcards) match this topic, as a broker matches a subscription? */
+export function topicMatches(filter: string, topic: string): boolean {
+  const f = filter.split('/');
+  const t = topic.split('/');
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === '#') return i === f.length - 1;
+    if (i >= t.length || (f[i] !== '+' && f[i] !== t[i])) return false;
+  }
+  return f.length === t.length;
+}

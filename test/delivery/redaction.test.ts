@@ -30,9 +30,7 @@ describe('URLs in the log', function () {
       },
     }).start();
     const clip = await stillClip('grace_hopper.png', path.join(dir, 'grace.mp4'), 1, 10, 160);
-    const res = await daemon.upload(clip);
-    expect(res.status).to.equal(202);
-    const { id } = (await res.json()) as { id: string };
+    const id = await daemon.submit(clip);
     await daemon.waitForResult(id);
 
     await daemon.waitForLog((r) => r.msg === 'MQTT client error' || r.msg === 'lost the MQTT broker; reconnecting with backoff');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { stillClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
-import { parseExposition, value } from '../ops/prom-text.js';
+import { parseExposition, value } from '../support/prom-text.js';
 import { WebhookReceiver } from '../support/receivers.js';
 import { admin, createIntegration, deliveriesOf, submit, waitForDeliveries, webhooks } from './helpers.js';
 
@@ -178,9 +178,7 @@ describe('webhook delivery', function () {
     await daemon.waitForResult(otherTenant, 60_000, daemon.otherTenantKey);
     await daemon.waitForResult(otherFlow);
     // the flow as a query parameter of a multipart upload
-    const res = await daemon.upload(clip, {}, '?flow=isolated');
-    expect(res.status).to.equal(202);
-    const marker = ((await res.json()) as { id: string }).id;
+    const marker = await daemon.submit(clip, {}, '?flow=isolated');
     await hook.waitFor(() => hook.forId(marker).length === 1);
     expect(hook.requests.map((r) => r.json?.id)).to.deep.equal([marker]);
     expect(webhooks(await deliveriesOf(daemon, otherTenant))).to.have.length(0);

@@ -44,10 +44,7 @@ describe('camera rules: masks, zones and label filters (default pack, real model
   });
 
   async function classify(file: string, camera: string): Promise<Record<string, any>> {
-    const res = await daemon.upload(file, { camera_id: camera }, '?sync=true');
-    expect(res.status, await res.clone().text()).to.equal(200);
-    const result = (await res.json()) as Record<string, any>;
-    expect(result.error_code, result.error_msg).to.equal(0);
+    const result = await daemon.classified(file, { camera_id: camera });
     expect(result.camera_id).to.equal(camera);
     return result;
   }

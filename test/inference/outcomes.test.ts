@@ -4,35 +4,25 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { nightWalkerClip, panClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
-import { TestDaemon } from '../support/daemon.js';
+import { suiteDaemon } from '../support/daemon.js';
 import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { media } from '../support/paths.js';
 import { weatherClip } from '../support/weather.js';
 
 describe('classification outcomes (default pack, real models)', function () {
   this.timeout(300_000);
-  let daemon: TestDaemon;
+  const daemon = suiteDaemon();
   const dir = tempDir('vigil-outcomes-');
 
-  before(async () => {
-    daemon = await new TestDaemon().start();
-  });
-  after(async () => {
-    await daemon.cleanup();
-  });
-
   async function classify(file: string): Promise<Record<string, any>> {
-    const res = await daemon.upload(file, {}, '?sync=true');
-    expect(res.status, await res.clone().text()).to.equal(200);
-    const result = (await res.json()) as Record<string, any>;
-    expect(result.error_code, result.error_msg).to.equal(0);
+    const result = await daemon().classified(file);
     expect(result.model).to.equal('default');
     expect(result.version).to.equal('2.2.0');
     return result;
   }
 
   it('logs the backend in use and why', async () => {
-    const active = await daemon.waitForLog((r) => r.msg === 'model pack active', 60_000);
+    const active = await daemon().waitForLog((r) => r.msg === 'model pack active', 60_000);
     expect(active.backend).to.equal('cpu');
     expect(active.reason).to.be.a('string').and.match(/cpu|Edge TPU/i);
   });
@@ -77,7 +67,7 @@ describe('classification outcomes (default pack, real models)', function () {
     const r = await classify(await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')));
     expect(r.labels).to.deep.equal(['NOTHING']);
     expect(r.risk).to.equal('safe');
-    const log = await daemon.waitForLog((l) => l.msg === 'clip classified' && l.id === r.id);
+    const log = await daemon().waitForLog((l) => l.msg === 'clip classified' && l.id === r.id);
     expect(log.frames_inferred).to.equal(0);
   });
 

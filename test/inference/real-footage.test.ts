@@ -8,25 +8,15 @@ import { expect } from 'chai';
 import { rainScore } from '../../runtime/pipeline/decide.js';
 import { analyseMotion } from '../../runtime/pipeline/motion.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
-import { TestDaemon } from '../support/daemon.js';
+import { suiteDaemon } from '../support/daemon.js';
 import { media } from '../support/paths.js';
 
 describe('real camera footage (default pack, real models)', function () {
   this.timeout(300_000);
-  let daemon: TestDaemon;
-
-  before(async () => {
-    daemon = await new TestDaemon().start();
-  });
-  after(async () => {
-    await daemon.cleanup();
-  });
+  const daemon = suiteDaemon();
 
   async function classify(name: string): Promise<Record<string, any>> {
-    const res = await daemon.upload(media(`real/${name}`), {}, '?sync=true');
-    expect(res.status, await res.clone().text()).to.equal(200);
-    const result = (await res.json()) as Record<string, any>;
-    expect(result.error_code, result.error_msg).to.equal(0);
+    const result = await daemon().classified(media(`real/${name}`));
     expect(result.labels, 'no weather on this footage').to.not.include('rain');
     return result;
   }
@@ -75,7 +65,7 @@ describe('real camera footage (default pack, real models)', function () {
     const r = await classify('indoor_empty_room.mp4');
     expect(r.labels).to.deep.equal(['NOTHING']);
     expect(r.risk).to.equal('safe');
-    const log = await daemon.waitForLog((l) => l.msg === 'clip classified' && l.id === r.id);
+    const log = await daemon().waitForLog((l) => l.msg === 'clip classified' && l.id === r.id);
     expect(log.frames_inferred).to.equal(0);
   });
 

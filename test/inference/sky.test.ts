@@ -4,28 +4,13 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { tempDir } from '../support/clips.js';
-import { TestDaemon } from '../support/daemon.js';
+import { suiteDaemon } from '../support/daemon.js';
 import { flockClip } from '../support/sky.js';
 
 describe('sky objects (default pack, real models)', function () {
   this.timeout(300_000);
-  let daemon: TestDaemon;
+  const daemon = suiteDaemon();
   const dir = tempDir('vigil-sky-');
-
-  before(async () => {
-    daemon = await new TestDaemon().start();
-  });
-  after(async () => {
-    await daemon.cleanup();
-  });
-
-  async function classify(file: string): Promise<Record<string, any>> {
-    const res = await daemon.upload(file, {}, '?sync=true');
-    expect(res.status, await res.clone().text()).to.equal(200);
-    const result = (await res.json()) as Record<string, any>;
-    expect(result.error_code, result.error_msg).to.equal(0);
-    return result;
-  }
 
   // Three flocks: small and far, larger and closer, many birds: the detector calls some of
   // them "airplane" (and some "bird") on every one.
@@ -36,7 +21,7 @@ describe('sky objects (default pack, real models)', function () {
   ];
   for (const flock of flocks) {
     it(`a flock circling in a grey sky (${flock.name}): animal, no vehicule, no person, safe`, async () => {
-      const r = await classify(await flockClip(path.join(dir, `flock-${flock.seed}.mp4`), flock));
+      const r = await daemon().classified(await flockClip(path.join(dir, `flock-${flock.seed}.mp4`), flock));
       expect(r.labels).to.not.include('vehicule');
       expect(r.labels).to.not.include('person');
       expect(r.labels).to.not.include('intrusion');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { MjpegCamera, SilentCamera } from '../capture/cameras-support.js';
+import { MjpegCamera, SilentCamera } from '../support/cameras.js';
 import { tempDir } from '../support/clips.js';
 import { freePort } from '../support/daemon.js';
 import { PROJECT_ROOT, SHARED_MODELS } from '../support/paths.js';

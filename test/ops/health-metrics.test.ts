@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { stillClip, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 import { PROJECT_ROOT } from '../support/paths.js';
-import { find, parseExposition, value } from './prom-text.js';
+import { find, parseExposition, value } from '../support/prom-text.js';
 
 async function text(res: Response): Promise<string> {
   return res.text();
@@ -160,9 +160,7 @@ describe('ops: health, readiness and metrics', function () {
     const ffmpegCpuBefore = value(before, 'vigil_child_cpu_seconds_total', { kind: 'ffmpeg' });
     const mediaBefore = value(before, 'vigil_media_bytes');
 
-    const res = await daemon.upload(clip);
-    expect(res.status).to.equal(202);
-    const { id } = (await res.json()) as { id: string };
+    const id = await daemon.submit(clip);
     const result = await daemon.waitForResult(id);
 
     const exp = parseExposition(await text(await fetch(`${daemon.url}/metrics`)));

@@ -204,9 +204,7 @@ describe('logs: refused requests and request ids on the daemon', function () {
   });
 
   it('every line written while handling a request carries its id; the job that follows does not', async () => {
-    const res = await daemon.upload(clip, {}, '', daemon.tenantKey, { 'x-request-id': 'upload-ok-1' });
-    expect(res.status).to.equal(202);
-    const { id } = (await res.json()) as { id: string };
+    const id = await daemon.submit(clip, {}, '', daemon.tenantKey, { 'x-request-id': 'upload-ok-1' });
     const accepted = await daemon.waitForLog((r) => r.msg === 'clip accepted' && r.id === id);
     expect(accepted.request_id).to.equal('upload-ok-1');
     const request = await daemon.waitForLog((r) => r.msg === 'request' && r.request_id === 'upload-ok-1');

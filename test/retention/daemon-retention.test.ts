@@ -15,12 +15,6 @@ const COPIED = 'tenant, flow, parent_id, camera_id, metadata, videoname, filesiz
 const NEVER = '0 0 1 1 *'; // the scheduled prune stays out of the way; checks and the start-up prune still run
 const OFF = { max_age_days: 0, max_count: 0, max_media_bytes: 0, min_free_bytes: 0, schedule: NEVER, tenant_max_count: 0, tenant_max_media_bytes: 0 };
 
-async function upload(daemon: TestDaemon, clip: string, fields: Record<string, string> = {}, key = daemon.tenantKey): Promise<string> {
-  const res = await daemon.upload(clip, fields, '', key);
-  expect(res.status, await res.clone().text()).to.equal(202);
-  return ((await res.json()) as { id: string }).id;
-}
-
 async function status(daemon: TestDaemon, id: string): Promise<number> {
   return (await fetch(`${daemon.url}/api/result/${id}`, { headers: daemon.auth() })).status;
 }
@@ -61,7 +55,7 @@ describe('retention in the daemon', function () {
     try {
       const ids: string[] = [];
       for (let i = 0; i < 9; i++) {
-        const id = await upload(daemon, clip, { parent_id: `u${i}` });
+        const id = await daemon.submit(clip, { parent_id: `u${i}` });
         ids.push(id);
         const right = await storeState(daemon.dataDir);
         expect(right.rowIds.length, `classifications right after upload ${i}`).to.be.at.most(maxCount);
@@ -93,12 +87,12 @@ describe('retention in the daemon', function () {
     try {
       const alpha: string[] = [];
       for (let i = 0; i < 3; i++) {
-        alpha.push(await upload(daemon, clip, { parent_id: `alpha-${i}` }));
+        alpha.push(await daemon.submit(clip, { parent_id: `alpha-${i}` }));
         await daemon.waitForResult(alpha[i]);
       }
       const beta: string[] = [];
       for (let i = 0; i < 6; i++) {
-        beta.push(await upload(daemon, clip, { parent_id: `beta-${i}` }, daemon.otherTenantKey));
+        beta.push(await daemon.submit(clip, { parent_id: `beta-${i}` }, '', daemon.otherTenantKey));
         await daemon.waitForResult(beta[i], 60_000, daemon.otherTenantKey);
       }
       const s = await settle(daemon.dataDir, (st) => st.rowIds.length <= 6 && st.deleting === 0);
@@ -134,9 +128,9 @@ describe('retention in the daemon', function () {
       // Decided on state, not on a wall-clock window a loaded machine stretches: a result with no
       // delivery, accepted after the hooked one was final, is pruned by age only when every older
       // final result is past its age too; the hooked one must have been skipped for its delivery.
-      const hooked = await upload(daemon, clip, { flow: 'hooked' });
+      const hooked = await daemon.submit(clip, { flow: 'hooked' });
       await daemon.waitForResult(hooked); // never pruned while its delivery is pending
-      const plain = await upload(daemon, clip); // not awaited as a result: it may be pruned as soon as it is final
+      const plain = await daemon.submit(clip); // not awaited as a result: it may be pruned as soon as it is final
       await until('the younger result without deliveries pruned by age', async () => (await status(daemon, plain)) === 404, 60_000);
       expect(await status(daemon, hooked)).to.equal(200);
       const pending = await withDb(daemon.dataDir, (db) =>
@@ -160,7 +154,7 @@ describe('retention in the daemon', function () {
     const keep = 10;
     let daemon = first;
     try {
-      const newest = await upload(first, clip);
+      const newest = await first.submit(clip);
       await first.waitForResult(newest);
       await first.kill();
 

@@ -128,17 +128,13 @@ describe('retention under disk pressure (tiny tmpfs volume)', function () {
     try {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const res = await daemon.upload(clip);
-        expect(res.status).to.equal(202);
-        ids.push(((await res.json()) as { id: string }).id);
+        ids.push(await daemon.submit(clip));
         await daemon.waitForResult(ids[i]);
       }
 
       // the rest of the system eats the space: the next upload only fits if the oldest go
       leaveFree(filler, minFree + clipBytes / 2);
-      const next = await daemon.upload(clip);
-      expect(next.status, await next.clone().text()).to.equal(202);
-      ids.push(((await next.json()) as { id: string }).id);
+      ids.push(await daemon.submit(clip));
       expect(freeBytes(dataDir)).to.be.at.least(minFree);
       const afterPrune = await storeState(dataDir);
       expect(afterPrune.rowIds[0], 'the oldest went first').to.not.equal(ids[0]);
@@ -164,9 +160,7 @@ describe('retention under disk pressure (tiny tmpfs volume)', function () {
 
       // space comes back: uploads are accepted again
       fs.rmSync(filler);
-      const again = await daemon.upload(clip);
-      expect(again.status).to.equal(202);
-      await daemon.waitForResult(((await again.json()) as { id: string }).id);
+      await daemon.waitForResult(await daemon.submit(clip));
     } finally {
       await daemon.kill();
       fs.rmSync(filler, { force: true });
@@ -182,9 +176,7 @@ describe('retention under disk pressure (tiny tmpfs volume)', function () {
     const config = { models: NO_PULL, retention: { max_age_days: 0, max_count: 0, max_media_bytes: 0, min_free_bytes: 0, schedule: NEVER } };
     const daemon = await new TestDaemon({ dataDir, config }).start();
     try {
-      const first = await daemon.upload(clip);
-      expect(first.status).to.equal(202);
-      const kept = ((await first.json()) as { id: string }).id;
+      const kept = await daemon.submit(clip);
       await daemon.waitForResult(kept);
 
       leaveFree(filler, Math.floor(clipBytes / 3));
@@ -214,9 +206,7 @@ describe('retention under disk pressure (tiny tmpfs volume)', function () {
       expect(integrity?.integrity_check).to.equal('ok');
 
       fs.rmSync(filler);
-      const again = await daemon.upload(clip);
-      expect(again.status).to.equal(202);
-      await daemon.waitForResult(((await again.json()) as { id: string }).id);
+      await daemon.waitForResult(await daemon.submit(clip));
     } finally {
       await daemon.kill();
       fs.rmSync(filler, { force: true });
@@ -263,9 +253,7 @@ describe('retention under disk pressure (tiny tmpfs volume)', function () {
       await daemon.waitForLog((r) => r.msg === 'model pack active', 60_000);
       const ids: string[] = [];
       for (let i = 0; i < 6; i++) {
-        const res = await daemon.upload(work, { parent_id: `in-flight-${i}` });
-        expect(res.status).to.equal(202);
-        ids.push(((await res.json()) as { id: string }).id);
+        ids.push(await daemon.submit(work, { parent_id: `in-flight-${i}` }));
       }
       fillUp(filler);
       expect(freeBytes(dataDir)).to.equal(0);

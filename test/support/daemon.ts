@@ -184,6 +184,27 @@ export class TestDaemon {
     return fetch(`${this.url}/api/classify${query}`, { method: 'POST', headers: { ...this.auth(key), ...headers }, body: form });
   }
 
+  /** POSTs a clip as upload() does and answers the id of the accepted job; anything but a 202 fails, with what the daemon answered. */
+  async submit(...args: Parameters<TestDaemon['upload']>): Promise<string> {
+    const res = await this.upload(...args);
+    const text = await res.text();
+    if (res.status !== 202) throw new Error(`POST /api/classify answered ${res.status}: ${text}`);
+    return (JSON.parse(text) as { id: string }).id;
+  }
+
+  /**
+   * POSTs a clip with sync=true and answers its final result; anything but a 200 with
+   * error_code 0 fails, with what the daemon answered.
+   */
+  async classified(file: string, fields: Record<string, string> = {}, key = this.tenantKey): Promise<Record<string, any>> {
+    const res = await this.upload(file, fields, '?sync=true', key);
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`POST /api/classify?sync=true answered ${res.status}: ${text}`);
+    const result = JSON.parse(text) as Record<string, any>;
+    if (result.error_code !== 0) throw new Error(`the classification of ${path.basename(file)} failed with ${result.error_code}: ${result.error_msg}`);
+    return result;
+  }
+
   /** Polls GET /api/result/<id> until the result is final (200). */
   async waitForResult(id: string, timeoutMs = 60_000, key = this.tenantKey): Promise<Record<string, any>> {
     const deadline = Date.now() + timeoutMs;
@@ -195,4 +216,22 @@ export class TestDaemon {
     }
     throw new Error(`result ${id} not final within ${timeoutMs} ms`);
   }
+}
+
+/**
+ * One daemon for the tests of the enclosing describe(): started before them with these
+ * options, removed after them. Answers a getter for the running daemon.
+ */
+export function suiteDaemon(options?: DaemonOptions): () => TestDaemon {
+  let daemon: TestDaemon | undefined;
+  before(async () => {
+    daemon = await new TestDaemon(options).start();
+  });
+  after(async () => {
+    await daemon?.cleanup();
+  });
+  return () => {
+    if (!daemon) throw new Error('the suite\'s daemon has not started');
+    return daemon;
+  };
 }

@@ -1,26 +1,22 @@
-// Model classes -> service labels, from the labels files the packs use.
+// Model classes -> service labels, from the labels files the packs use (pipeline/label-map.ts).
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { embeddedFiles, readModelTensors } from '../../runtime/inference/tflite-file.js';
-import { bundledManifest } from '../../runtime/models/manifest.js';
+import { bundledManifest, type ModelEntry } from '../../runtime/models/manifest.js';
 import { buildLabelMap, parseLabels } from '../../runtime/pipeline/label-map.js';
 import { SHARED_MODELS } from '../support/paths.js';
 
-describe('label maps and the .tflite reader', () => {
-  it('reads quantization from the FlatBuffer and the labels embedded in the model zip', () => {
-    const file = fs.readFileSync(path.join(SHARED_MODELS, 'mobilenet_v2_1.0_224_quant.tflite'));
-    const { inputs, outputs } = readModelTensors(file);
-    expect(inputs[0]).to.deep.include({ shape: [1, 224, 224, 3], type: 'uint8', scale: 0.0078125, zeroPoint: 128 });
-    expect(outputs[0]).to.deep.include({ shape: [1, 1001], type: 'uint8', scale: 0.00390625, zeroPoint: 0 });
-    const labels = parseLabels(embeddedFiles(file).get('imagenet_labels.txt')!.toString('utf8'));
-    expect(labels).to.have.length(1001);
-    expect(labels[0]).to.equal('background');
-  });
-
-  it('refuses a file that is not a TFLite model', () => {
-    expect(() => readModelTensors(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt')))).to.throw(/not a TensorFlow Lite model/);
-  });
+describe('label maps', () => {
+  const imagenet = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt'), 'utf8'));
+  /** An ImageNet classifier's map, with what both packs' classifiers share: the animal range, names over it. */
+  const imagenetMap = (model: ModelEntry) => {
+    const cls = buildLabelMap(model, imagenet);
+    expect(cls[imagenet.indexOf('Egyptian cat')]?.label).to.equal('animal'); // the animal range
+    expect(cls[imagenet.indexOf('tarantula')]?.label).to.equal('spider'); // a name overrides the range
+    expect(cls[imagenet.indexOf('spider web')]?.label).to.equal('web');
+    expect(cls[imagenet.indexOf('flagpole')]?.label).to.equal('flag');
+    return cls;
+  };
 
   it('maps the default pack: COCO classes to labels, unmapped COCO classes to nothing, ImageNet ranges and names', () => {
     const [detector, imagenetClassifier] = bundledManifest('default').models;
@@ -33,12 +29,7 @@ describe('label maps and the .tflite reader', () => {
     expect(det[coco.indexOf('potted plant')]?.label).to.equal('plant');
     expect(det[coco.indexOf('kite')]).to.equal(undefined); // a flag is called kite: COCO classes that are not ours stay unmapped
     expect(det[coco.indexOf('clock')]).to.equal(undefined);
-    const imagenet = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt'), 'utf8'));
-    const cls = buildLabelMap(imagenetClassifier!, imagenet);
-    expect(cls[imagenet.indexOf('Egyptian cat')]?.label).to.equal('animal'); // the animal range
-    expect(cls[imagenet.indexOf('tarantula')]?.label).to.equal('spider'); // a name overrides the range
-    expect(cls[imagenet.indexOf('spider web')]?.label).to.equal('web');
-    expect(cls[imagenet.indexOf('flagpole')]?.label).to.equal('flag');
+    const cls = imagenetMap(imagenetClassifier!);
     expect(cls[imagenet.indexOf('military uniform')]).to.equal(undefined); // people come from the detector alone
   });
 
@@ -50,12 +41,7 @@ describe('label maps and the .tflite reader', () => {
     expect(seg[pascal.indexOf('person')]).to.deep.equal({ label: 'person', weight: 1 });
     expect(seg[pascal.indexOf('pottedplant')]?.label).to.equal('plant');
     expect(seg[0]).to.equal(undefined); // background means nothing
-    const imagenet = parseLabels(fs.readFileSync(path.join(SHARED_MODELS, 'imagenet_labels.txt'), 'utf8'));
-    const cls = buildLabelMap(classifier!, imagenet);
-    expect(cls[imagenet.indexOf('Egyptian cat')]?.label).to.equal('animal'); // the animal range
-    expect(cls[imagenet.indexOf('tarantula')]?.label).to.equal('spider'); // a name overrides the range
-    expect(cls[imagenet.indexOf('spider web')]?.label).to.equal('web');
-    expect(cls[imagenet.indexOf('flagpole')]?.label).to.equal('flag');
+    const cls = imagenetMap(classifier!);
     expect(cls[imagenet.indexOf('military uniform')]).to.deep.equal({ label: 'person', weight: 0.5 });
   });
 

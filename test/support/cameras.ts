@@ -1,6 +1,7 @@
-// Real camera stand-ins on loopback for the capture tests: an RTSP server
-// (Debian's rtsp-server-perl) fed by ffmpeg, an MJPEG-over-HTTP camera with
-// Basic authentication, and a camera that accepts connections but never speaks.
+// Real camera stand-ins on loopback, for the tests of capture, delivery, the
+// dashboard and doctor: an RTSP server (Debian's rtsp-server-perl) fed by
+// ffmpeg, an MJPEG-over-HTTP camera with Basic authentication, and a camera
+// that accepts connections but never speaks.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -8,9 +9,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ffprobePath, ffmpegPath } from '../../runtime/core/tools.js';
-import { ffmpeg } from '../support/clips.js';
-import { freePort } from '../support/daemon.js';
-import { media } from '../support/paths.js';
+import { ffmpeg } from './clips.js';
+import { freePort } from './daemon.js';
+import { media } from './paths.js';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

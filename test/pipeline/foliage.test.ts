@@ -5,8 +5,9 @@ import type { Detection } from '../../runtime/core/analysis.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MotionPattern } from '../../runtime/pipeline/motion.js';
 import {
-  cameraMotion, describeSway, flagFinding, flowError, localMotion, medianOf, swayFindings, swayScores, type CellMap, type LocalMotion,
+  cameraMotion, describeSway, flagFinding, flowError, localMotion, medianOf, swayFindings, swayScores, type CellMap,
 } from '../../runtime/pipeline/foliage.js';
+import { cellMotion, gridBlock } from '../support/findings.js';
 import { rulesManifest } from '../support/rules-manifest.js';
 
 const GRID = { x: 12, y: 9 };
@@ -36,27 +37,6 @@ function picture(where: (x: number, y: number) => [number, number]): Uint8Array 
 /** The texture shifted by (dx, dy) px where `moves` says so. */
 const texture = (dx: number, dy: number, moves: (x: number, y: number) => boolean = () => true) =>
   picture((x, y) => (moves(x, y) ? [x - dx, y - dy] : [x, y]));
-
-/** LocalMotion for a clip where `flowOf(cell, sample)` moves each cell, the camera still. */
-function motion(samples: number, flowOf: (c: number, t: number) => [number, number], camera = 0): LocalMotion[] {
-  return Array.from({ length: samples }, (_, t) => {
-    const flow = new Float32Array(GRID.x * GRID.y * 2);
-    const change = new Float32Array(GRID.x * GRID.y);
-    for (let c = 0; c < change.length; c++) {
-      const [u, v] = flowOf(c, t);
-      flow[c * 2] = u;
-      flow[c * 2 + 1] = v;
-      change[c] = Math.hypot(u, v) * 20; // a texture of 20 gray levels a px
-    }
-    return { change, flow, texture: new Float32Array(change.length).fill(20), pixels: 24, camera };
-  });
-}
-
-/** Cells of a block of the grid. */
-const block = (x0: number, y0: number, w: number, h: number) => (c: number) => {
-  const x = c % GRID.x, y = Math.floor(c / GRID.x);
-  return x >= x0 && x < x0 + w && y >= y0 && y < y0 + h;
-};
 
 describe('foliage: local motion, sway and flags', () => {
   const map = cellMap();
@@ -117,13 +97,13 @@ describe('foliage: local motion, sway and flags', () => {
   it('noise on a still, textured scene is not motion; the same scene swaying is', () => {
     // a cell's flow scattered by its noise: a tenth of a pixel on a texture of 3, noise of 2 levels
     const noisy = (t: number, c: number): [number, number] => [0.1 * Math.sin(t * 7.3 + c * 1.7), 0.1 * Math.cos(t * 5.1 + c)];
-    const local = motion(40, noisy).map((l) => ({ ...l, texture: new Float32Array(l.texture.length).fill(3), change: new Float32Array(l.change.length).fill(2) }));
+    const local = cellMotion(40, noisy).map((l) => ({ ...l, texture: new Float32Array(l.texture.length).fill(3), change: new Float32Array(l.change.length).fill(2) }));
     expect(swayFindings(describeSway(local, 10), GRID).foliage).to.equal(0);
   });
 
   it('branches swaying back and forth in place, the camera still: foliage', () => {
-    const crown = block(2, 4, 6, 4);
-    const local = motion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(2 * Math.PI * 0.8 * (t / 10) + c), 0.1 * Math.sin(t + c)] : [0, 0]));
+    const crown = gridBlock(2, 4, 6, 4);
+    const local = cellMotion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(2 * Math.PI * 0.8 * (t / 10) + c), 0.1 * Math.sin(t + c)] : [0, 0]));
     const sway = describeSway(local, 10)!;
     expect(sway.cameraStill).to.equal(true);
     const found = swayFindings(sway, GRID);
@@ -135,49 +115,49 @@ describe('foliage: local motion, sway and flags', () => {
   });
 
   it('more swaying cells are more evidence', () => {
-    const score = (w: number) => swayFindings(describeSway(motion(40, (c, t) => (block(0, 0, w, 1)(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10), GRID).foliage;
+    const score = (w: number) => swayFindings(describeSway(cellMotion(40, (c, t) => (gridBlock(0, 0, w, 1)(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10), GRID).foliage;
     expect(score(3)).to.be.closeTo(0.5, 0.01);
     expect(score(6)).to.be.above(score(3));
     expect(score(12)).to.be.above(score(6));
   });
 
   it('a walker crossing (each cell moves briefly) and a conveyor (always one way): not foliage', () => {
-    const walker = motion(40, (c, t) => (Math.abs((c % GRID.x) - t / 3) < 1 ? [0.5, 0] : [0, 0]));
+    const walker = cellMotion(40, (c, t) => (Math.abs((c % GRID.x) - t / 3) < 1 ? [0.5, 0] : [0, 0]));
     expect(swayFindings(describeSway(walker, 10), GRID).foliage).to.equal(0);
-    const conveyor = motion(40, (c) => (block(0, 5, 12, 3)(c) ? [0.4, 0.05] : [0, 0]));
+    const conveyor = cellMotion(40, (c) => (gridBlock(0, 5, 12, 3)(c) ? [0.4, 0.05] : [0, 0]));
     const sway = describeSway(conveyor, 10)!;
     expect(swayFindings(sway, GRID).foliage).to.equal(0);
   });
 
   it('a camera that moved: nothing sways, whatever the cells do', () => {
-    const shaken = motion(40, (c, t) => [0.5 * Math.cos(t), 0], 0.5);
+    const shaken = cellMotion(40, (c, t) => [0.5 * Math.cos(t), 0], 0.5);
     const sway = describeSway(shaken, 10)!;
     expect(sway.cameraStill).to.equal(false);
     expect(swayFindings(sway, GRID)).to.deep.equal({ foliage: 0, flutters: [] });
   });
 
   it('cells moving faster than half a pixel a sample (a cloth flapping, an animal running laps) are not read as a sway', () => {
-    const patch = block(2, 2, 4, 3);
-    const fast = describeSway(motion(40, (c, t) => (patch(c) ? [0.9 * Math.cos(t + c), 0.4 * Math.sin(t)] : [0, 0])), 10);
+    const patch = gridBlock(2, 2, 4, 3);
+    const fast = describeSway(cellMotion(40, (c, t) => (patch(c) ? [0.9 * Math.cos(t + c), 0.4 * Math.sin(t)] : [0, 0])), 10);
     expect(swayFindings(fast, GRID).foliage).to.equal(0);
-    const slow = describeSway(motion(40, (c, t) => (patch(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
+    const slow = describeSway(cellMotion(40, (c, t) => (patch(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
     expect(swayFindings(slow, GRID).foliage).to.be.above(0.9);
   });
 
   it('too short a clip to see a sway come back: nothing', () => {
-    expect(describeSway(motion(10, () => [0.3, 0]), 10)).to.equal(undefined);
+    expect(describeSway(cellMotion(10, () => [0.3, 0]), 10)).to.equal(undefined);
   });
 
   it('what moves in place under a person found there is the person, not foliage', () => {
-    const fidget = block(4, 2, 3, 5);
-    const sway = describeSway(motion(40, (c, t) => (fidget(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10);
+    const fidget = gridBlock(4, 2, 3, 5);
+    const sway = describeSway(cellMotion(40, (c, t) => (fidget(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10);
     expect(swayFindings(sway, GRID).foliage).to.be.above(0.5);
     expect(swayFindings(sway, GRID, [{ x: 4 / 12, y: 2 / 9, w: 3 / 12, h: 5 / 9 }]).foliage).to.equal(0);
   });
 
   it('a compact patch fluttering in place is a place a flag may be; the classifier decides', () => {
-    const cloth = block(5, 1, 3, 2);
-    const sway = describeSway(motion(40, (c, t) => (cloth(c) ? [0.2, 0.8 * Math.sin(2 * Math.PI * 0.25 * t)] : [0, 0])), 10);
+    const cloth = gridBlock(5, 1, 3, 2);
+    const sway = describeSway(cellMotion(40, (c, t) => (cloth(c) ? [0.2, 0.8 * Math.sin(2 * Math.PI * 0.25 * t)] : [0, 0])), 10);
     const { flutters } = swayFindings(sway, GRID);
     expect(flutters).to.have.length(1);
     expect(flutters[0]!.box.x).to.be.closeTo(5 / 12, 1e-6);
@@ -195,8 +175,8 @@ describe('foliage: local motion, sway and flags', () => {
   });
 
   it('a tree line across the whole frame is not compact: no flag place', () => {
-    const line = block(0, 4, 12, 2);
-    const sway = describeSway(motion(40, (c, t) => (line(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10);
+    const line = gridBlock(0, 4, 12, 2);
+    const sway = describeSway(cellMotion(40, (c, t) => (line(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10);
     expect(swayFindings(sway, GRID).flutters).to.have.length(0);
   });
 });
@@ -204,8 +184,8 @@ describe('foliage: local motion, sway and flags', () => {
 describe('foliage in the decision', () => {
   const manifest = rulesManifest({ person: 0.55, plant: 0.4, flag: 0.4 });
   const cells = () => new Uint8Array(GRID.x * GRID.y);
-  const crown = block(1, 1, 5, 4);
-  const sway = describeSway(motion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
+  const crown = gridBlock(1, 1, 5, 4);
+  const sway = describeSway(cellMotion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
   const pattern: MotionPattern = { moving: true, spread: 0.2, fragmentation: 0, oscillation: 0.3, travel: 0.05, pan: 0, repeat: 0, streaks: 0, flakes: 0, ...(sway ? { sway } : {}) };
   const frame = (t: number, detections: Detection[] = []): FrameFindings => ({
     t, detections, scores: Object.fromEntries(detections.map((d) => [d.label, d.score])),

@@ -1,37 +1,12 @@
-// The decision rules and the box geometry on made-up findings: no model runs,
+// The decision rules on made-up findings: no model runs,
 // so each rule is checked on exactly the case it is for.
 import { expect } from 'chai';
-import type { Box, CameraRules, Detection, Polygon } from '../../runtime/core/analysis.js';
-import { squareRegion, suppress } from '../../runtime/pipeline/boxes.js';
-import { insidePolygon, rasteriseMasks } from '../../runtime/pipeline/camera-rules.js';
-import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
-import { clipBudget, decodeCost, FrameBudget, framesAffordable } from '../../runtime/pipeline/budget.js';
-import { framesFor, naiveFrames } from '../../runtime/pipeline/frame-choice.js';
-import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
+import type { Box, CameraRules, Polygon } from '../../runtime/core/analysis.js';
+import { decide } from '../../runtime/pipeline/decide.js';
+import { frame, pattern } from '../support/findings.js';
 import { rulesManifest } from '../support/rules-manifest.js';
 
 const manifest = rulesManifest({ person: 0.55, vehicule: 0.55, animal: 0.5 });
-const pattern: MotionPattern = { moving: true, spread: 0.1, fragmentation: 0, oscillation: 0, travel: 0.3, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
-const cells = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
-
-/** A sample whose moving cells are those under `moving` (or none). */
-function sample(t: number, moving?: Box): MotionSample {
-  const c = cells();
-  if (moving) {
-    for (let y = 0; y < MOTION_GRID.y; y++) for (let x = 0; x < MOTION_GRID.x; x++) {
-      const cx = (x + 0.5) / MOTION_GRID.x;
-      const cy = (y + 0.5) / MOTION_GRID.y;
-      if (cx >= moving.x && cx <= moving.x + moving.w && cy >= moving.y && cy <= moving.y + moving.h) c[y * MOTION_GRID.x + x] = 1;
-    }
-  }
-  return { t, energy: moving ? 0.05 : 0, cells: c, solidCells: c, region: moving, speckle: 0, foreground: cells() };
-}
-
-function frame(t: number, detections: Detection[], moving?: Box, extra: FrameFindings['scores'] = {}): FrameFindings {
-  const scores: FrameFindings['scores'] = { ...extra };
-  for (const d of detections) scores[d.label] = Math.max(scores[d.label] ?? 0, d.score);
-  return { t, sample: sample(t, moving), scores, detections };
-}
 
 describe('decision rules', () => {
   const walker = (x: number): Box => ({ x, y: 0.3, w: 0.1, h: 0.4 });
@@ -133,80 +108,5 @@ describe("a camera's rules in the decision", () => {
     expect(decide(frames(), pattern, manifest, rules({ labels: { person: 0.9 } })).labels).to.not.include('person');
     expect(decide(frames(), pattern, manifest, rules({ labels: { person: 0.7 } })).risk).to.equal('intrusion');
     expect(decide(frames(), pattern, manifest, rules({ intrusionLabels: ['vehicule'] })).risk).to.not.equal('intrusion');
-  });
-
-  it('masks are rasterised at pixel centres; points inside a polygon by ray casting', () => {
-    const raster = rasteriseMasks([[[0, 0], [0.5, 0], [0.5, 1], [0, 1]]], 4, 2)!;
-    expect([...raster]).to.deep.equal([1, 1, 0, 0, 1, 1, 0, 0]);
-    expect(rasteriseMasks([], 4, 2)).to.equal(undefined);
-    const triangle: Polygon = [[0, 0], [1, 0], [0, 1]];
-    expect(insidePolygon(0.2, 0.2, triangle)).to.equal(true);
-    expect(insidePolygon(0.8, 0.8, triangle)).to.equal(false);
-  });
-});
-
-describe('regions and frame counts', () => {
-  it('a region around a small moving area is square in pixels, at least the input, inside the frame', () => {
-    const r = squareRegion({ x: 0.95, y: 0.9, w: 0.02, h: 0.05 }, { width: 1280, height: 720 }, 300);
-    expect(r.w * 1280).to.be.closeTo(300, 1e-6);
-    expect(r.h * 720).to.be.closeTo(300, 1e-6);
-    expect(r.x + r.w).to.be.at.most(1 + 1e-9);
-    expect(r.y + r.h).to.be.at.most(1 + 1e-9);
-  });
-
-  it('a region is never larger than the short side of the frame', () => {
-    const r = squareRegion({ x: 0, y: 0, w: 0.9, h: 0.9 }, { width: 480, height: 270 }, 300);
-    expect(r.w * 480).to.be.closeTo(270, 1e-6);
-    expect(r.h).to.be.closeTo(1, 1e-9);
-  });
-
-  it('the same object found in the whole frame and in a region is kept once, the best score', () => {
-    const kept = suppress([
-      { label: 'person', score: 0.6, box: { x: 0.5, y: 0.5, w: 0.1, h: 0.3 } },
-      { label: 'person', score: 0.9, box: { x: 0.505, y: 0.49, w: 0.1, h: 0.31 } },
-      { label: 'vehicule', score: 0.7, box: { x: 0.5, y: 0.5, w: 0.1, h: 0.3 } },
-      { label: 'person', score: 0.7, box: { x: 0.1, y: 0.1, w: 0.1, h: 0.3 } },
-    ]);
-    expect(kept.map((d) => `${d.label} ${d.score}`)).to.have.members(['person 0.9', 'vehicule 0.7', 'person 0.7']);
-  });
-
-  it('frames per clip follow how long things move, within the bound', () => {
-    expect(framesFor(1, 8)).to.equal(2);
-    expect(framesFor(6, 8)).to.equal(4);
-    expect(framesFor(30, 8)).to.equal(8);
-    expect(framesFor(30, 2)).to.equal(2);
-  });
-
-  it('never more frames than sampling the clip once a second would take', () => {
-    expect(naiveFrames(1.2)).to.equal(1);
-    expect(naiveFrames(0.2)).to.equal(1);
-    expect(naiveFrames(2.9)).to.equal(3);
-    expect(framesFor(1.2, 8, 1.2)).to.equal(1);
-    expect(framesFor(3, 8, 3.4)).to.equal(2);
-    expect(framesFor(12, 8, 4.4)).to.equal(4);
-  });
-
-  it('a clip spends on the networks less than sampling it once a second, and every frame gets its first look', () => {
-    const detector = 300 * 300;
-    const classifier = 224 * 224;
-    const frame = detector + classifier;
-    // a 3 s clip: the naive pipeline runs both models on 3 frames; the clip may spend 2.25 frames' worth, less a decode
-    const decode = decodeCost({ width: 480, height: 270, nframes: 45 });
-    expect(decode).to.be.closeTo((480 * 270 * 45) / 300, 1e-6);
-    const total = clipBudget([detector, classifier], 3, decode);
-    expect(total).to.be.closeTo(2.25 * frame - decode, 1e-6);
-    expect(framesAffordable(total, detector)).to.equal(3);
-    // two frames share what their first looks leave
-    const share = (total - 2 * detector) / 2;
-    expect(share).to.be.above(classifier).and.below(detector);
-    const budget = new FrameBudget(total, detector, 2);
-    expect(budget.take(classifier)).to.equal(true);
-    expect(budget.take(classifier)).to.equal(false);
-    expect(new FrameBudget(total, detector, 2).take(detector)).to.equal(false);
-    // a long clip of large frames: its decode leaves fewer frames than the naive pipeline's
-    expect(framesAffordable(clipBudget([detector, classifier], 10, decodeCost({ width: 1280, height: 720, nframes: 250 })), detector)).to.be.below(10);
-    // a clip shorter than 1.5 s: nothing to spare, one first look all the same
-    expect(framesAffordable(clipBudget([detector, classifier], 1, 0), detector)).to.equal(1);
-    expect(new FrameBudget(clipBudget([detector, classifier], 1, 0), detector, 1).take(1)).to.equal(false);
   });
 });

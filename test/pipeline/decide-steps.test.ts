@@ -1,0 +1,250 @@
+// The steps of decide() (pipeline/decide.ts), each on findings and motion made here, in the
+// order the README lists the rules: second opinions, weather, what counts as found, small
+// creatures where no one is, the risk. decide.test.ts checks the rules end to end.
+import { expect } from 'chai';
+import type { Box, CameraRules, Detection, ServiceLabel } from '../../runtime/core/analysis.js';
+import type { Manifest } from '../../runtime/models/manifest.js';
+import {
+  creaturesWhereNoOne, foundRule, rainScore, riskOf, secondOpinions, weather, type FrameFindings,
+} from '../../runtime/pipeline/decide.js';
+import { describeSway, swayScores } from '../../runtime/pipeline/foliage.js';
+import { MOTION_GRID, SAMPLE_FPS, type MotionPattern } from '../../runtime/pipeline/motion.js';
+import type { MoverTrack, SmallMovers } from '../../runtime/pipeline/small-movers.js';
+import { cellMotion, cells, cellsUnder, frame, gridBlock, pattern } from '../support/findings.js';
+import { rulesManifest } from '../support/rules-manifest.js';
+
+type Judge = Parameters<typeof secondOpinions>[2];
+type Scores = FrameFindings['scores'];
+
+const manifest = rulesManifest({ person: 0.55, vehicule: 0.55, animal: 0.5, plant: 0.4, flag: 0.4, rain: 0.5 });
+
+/** What every step reads, from the pack and the camera, as decide() builds it. */
+function judgeOf(m: Manifest = manifest, rules?: CameraRules): Judge {
+  return {
+    rules,
+    threshold: (label) => m.thresholds[label] ?? m.default_threshold,
+    unsure: m.risk.confirm_score,
+    intruders: rules?.intrusionLabels ?? m.risk.intrusion_labels,
+  };
+}
+const judge = judgeOf();
+const rules = (r: Partial<CameraRules>): CameraRules => ({ masks: [], zones: [], labels: {}, ...r });
+const band = (y0: number, y1: number): Array<[number, number]> => [[0, y0], [1, y0], [1, y1], [0, y1]];
+
+/** A crown of leaves swaying back and forth in place (cells 1..5 x 1..4 of the grid), the camera still. */
+const crown = gridBlock(1, 1, 5, 4);
+const crownBox: Box = { x: 1 / MOTION_GRID.x, y: 1 / MOTION_GRID.y, w: 5 / MOTION_GRID.x, h: 4 / MOTION_GRID.y };
+const sway = describeSway(cellMotion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), SAMPLE_FPS)!;
+const swaying: MotionPattern = { ...pattern, spread: 0.2, oscillation: 0.3, travel: 0.05, sway };
+
+const person = (score: number, box: Box): Detection => ({ label: 'person', score, box });
+const walker = (x: number): Box => ({ x, y: 0.3, w: 0.1, h: 0.4 });
+
+describe('decide, step 1: second opinions on each frame', () => {
+  it('without camera rules, animals or sway, the frames are as found', () => {
+    const found = [frame(0, [person(0.9, walker(0.2))], walker(0.2)), frame(1.5, [{ label: 'vehicule', score: 0.5, box: walker(0.6) }], walker(0.6))];
+    expect(secondOpinions(found, pattern, judge)).to.deep.equal(found);
+  });
+
+  it("a detection under the camera's mask is gone, and its label's score with it; the rest of the frame stays", () => {
+    const feetLow = person(0.9, { x: 0.2, y: 0.5, w: 0.1, h: 0.4 }); // bottom-centre at y = 0.9
+    const feetHigh = person(0.6, { x: 0.6, y: 0.1, w: 0.1, h: 0.3 }); // at y = 0.4
+    const [f] = secondOpinions([frame(0, [feetLow, feetHigh], walker(0.2))], pattern, judgeOf(manifest, rules({ masks: [band(0.8, 1)] })));
+    expect(f!.detections).to.deep.equal([feetHigh]);
+    expect(f!.scores.person).to.equal(0.6);
+  });
+
+  it('a person box over half the frame where an animal is seen is the animal: dropped, the person score from the other persons', () => {
+    const closeUp = person(0.7, { x: 0.1, y: 0.05, w: 0.8, h: 0.9 });
+    const small = person(0.45, walker(0.1));
+    const found = [frame(0, [closeUp, small], walker(0.1), { animal: 0.8 })];
+    const before = structuredClone(found);
+    const [f] = secondOpinions(found, pattern, judge);
+    expect(f!.detections).to.deep.equal([small]);
+    expect(f!.scores).to.deep.equal({ animal: 0.8, person: 0.45 });
+    expect(found, 'the input frames are left as they were').to.deep.equal(before);
+    // without an animal seen, or with the animal unsure, the close-up stays a person
+    for (const animal of [0, 0.2]) {
+      expect(secondOpinions([frame(0, [closeUp], walker(0.1), { animal })], pattern, judge)[0]!.detections).to.deep.equal([closeUp]);
+    }
+  });
+
+  it('an unsure person lying on swaying cells is the leaves; a sure one, or one off the crown, stays', () => {
+    const onLeaves = person(0.45, { x: 0.15, y: 0.2, w: 0.2, h: 0.3 });
+    const sure = person(0.9, { x: 0.15, y: 0.2, w: 0.2, h: 0.3 });
+    const offLeaves = person(0.45, { x: 0.75, y: 0.5, w: 0.1, h: 0.3 });
+    const [f] = secondOpinions([frame(0, [onLeaves, offLeaves], crownBox)], swaying, judge);
+    expect(f!.detections).to.deep.equal([offLeaves]);
+    expect(secondOpinions([frame(0, [sure], crownBox)], swaying, judge)[0]!.detections).to.deep.equal([sure]);
+    // the same unsure person in a clip without sway stays
+    expect(secondOpinions([frame(0, [onLeaves], crownBox)], pattern, judge)[0]!.detections).to.deep.equal([onLeaves]);
+  });
+});
+
+describe('decide, step 2: the weather', () => {
+  it('streaks over much of the view are rain at the precipitation score; a dry clip gets no rain score', () => {
+    const rainy: MotionPattern = { ...pattern, streaks: 0.6, repeat: 0.1 };
+    const scores: Scores = {};
+    weather(scores, [], rainy, judge);
+    expect(scores.rain).to.equal(Math.round(rainScore(rainy) * 1000) / 1000);
+    expect(scores.rain).to.be.at.least(judge.threshold('rain'));
+    const dry: Scores = {};
+    weather(dry, [], pattern, judge);
+    expect(dry).to.deep.equal({});
+  });
+
+  it('a crown swaying on a still camera, nothing found over it: plant and wind at the sway scores', () => {
+    const scores: Scores = {};
+    weather(scores, [frame(0, [], crownBox)], swaying, judge);
+    const expected = swayScores(sway, MOTION_GRID, [], 0, judge.threshold('flag'));
+    expect(expected.plant).to.be.above(0);
+    expect(scores.wind).to.equal(Math.round(expected.wind * 1000) / 1000);
+    expect(scores.plant).to.be.at.least(Math.round(expected.plant * 1000) / 1000 - 1e-9);
+  });
+
+  it('in rain, nothing is read from the sway: drops make every cell flicker', () => {
+    const scores: Scores = {};
+    weather(scores, [], { ...swaying, streaks: 0.6, repeat: 0.1 }, judge);
+    expect(Object.keys(scores)).to.deep.equal(['rain']);
+  });
+
+  it('a person seen at confirm_score or more over the crown explains its motion: no foliage; one seen less does not', () => {
+    const over = (score: number) => [frame(0, [person(score, { x: 0, y: 0, w: 0.6, h: 0.7 })], crownBox)];
+    const explained: Scores = {};
+    weather(explained, over(judge.unsure), swaying, judge);
+    expect(explained).to.not.have.any.keys('plant', 'wind');
+    const faint: Scores = {};
+    weather(faint, over(judge.unsure - 0.1), swaying, judge);
+    expect(faint).to.include.keys('plant', 'wind');
+  });
+
+  it('a plant the classifier was surer of keeps its score', () => {
+    const scores: Scores = { plant: 0.97 };
+    weather(scores, [frame(0, [], crownBox)], swaying, judge);
+    expect(scores.plant).to.be.at.least(0.97);
+  });
+});
+
+describe('decide, step 3: what counts as found', () => {
+  const seen = (...scores: number[]) => scores.map((s, i) => frame(i * 1.5, [person(s, walker(0.1 + 0.3 * i))], walker(0.1 + 0.3 * i)));
+
+  it('a label at its threshold is found, under it not', () => {
+    const found = foundRule([], judge);
+    expect(found('animal', 0.5)).to.equal(true);
+    expect(found('animal', 0.49)).to.equal(false);
+    expect(found('person', 0.55)).to.equal(true);
+    expect(found('person', 0.5)).to.equal(false);
+  });
+
+  it('a person seen in two frames, one of them at confirm_score, is found from confirm_score', () => {
+    const found = foundRule(seen(0.42, 0.35), judge);
+    expect(found('person', 0.42)).to.equal(true);
+    expect(found('person', 0.4)).to.equal(true);
+    expect(found('person', 0.39)).to.equal(false);
+  });
+
+  it('never one frame alone, nor two sightings under confirm_score, nor a label that makes no intrusion', () => {
+    expect(foundRule(seen(0.45), judge)('person', 0.45)).to.equal(false);
+    expect(foundRule(seen(0.38, 0.35), judge)('person', 0.38)).to.equal(false);
+    const animals = [0, 1.5].map((t) => frame(t, [{ label: 'animal', score: 0.45, box: walker(0.2) }], walker(0.2)));
+    expect(foundRule(animals, judge)('animal', 0.45)).to.equal(false);
+    // the camera's own intrusion labels decide which labels agreement serves
+    expect(foundRule(animals, judgeOf(manifest, rules({ intrusionLabels: ['animal'] })))('animal', 0.45)).to.equal(true);
+  });
+
+  it("a camera's label filter: only the labels it lists, each from its own minimum", () => {
+    const found = foundRule([], judgeOf(manifest, rules({ labels: { person: 0.7 } })));
+    expect(found('person', 0.6)).to.equal(false);
+    expect(found('person', 0.7)).to.equal(true);
+    expect(found('vehicule', 0.99)).to.equal(false);
+  });
+});
+
+describe('decide, step 4: small creatures where no one is', () => {
+  const track = (box: Box): MoverTrack => ({ box, from: 1, to: 3, seconds: 2, sightings: 20, travel: 4, turning: 0.3, pausing: 0.3, hops: 0, contrast: 3, velocity: { x: 5, y: 0 } });
+  const spider: Box = { x: 0.4, y: 0.7, w: 0.05, h: 0.05 };
+  /** The small movers, counting how often they are asked for. */
+  function movers(creatures: MoverTrack[], score = 0.6) {
+    const asked = { count: 0 };
+    return { asked, get: (): SmallMovers => (asked.count++, { creatures, score }) };
+  }
+
+  it('nobody found: each creature an animal at the movers\' score, where it went, and the animal score raised', () => {
+    const m = movers([track(spider)]);
+    const scores: Scores = { plant: 0.2 };
+    const creatures = creaturesWhereNoOne(scores, foundRule([], judge), judge, m.get);
+    expect(creatures).to.deep.equal([{ label: 'animal', score: 0.6, box: spider }]);
+    expect(scores).to.deep.equal({ plant: 0.2, animal: 0.6 });
+    expect(m.asked.count).to.equal(1);
+  });
+
+  it('a person found: the small movers are not even asked for, and add nothing', () => {
+    const m = movers([track(spider)]);
+    const scores: Scores = { person: 0.9 };
+    expect(creaturesWhereNoOne(scores, foundRule([], judge), judge, m.get)).to.deep.equal([]);
+    expect(scores).to.deep.equal({ person: 0.9 });
+    expect(m.asked.count).to.equal(0);
+    // a person seen but not found does not stop them
+    expect(creaturesWhereNoOne({ person: 0.3 }, foundRule([], judge), judge, movers([track(spider)]).get)).to.have.length(1);
+  });
+
+  it("a creature outside every zone of the camera does not count; one inside does", () => {
+    const zoned = judgeOf(manifest, rules({ zones: [{ name: 'floor', points: band(0.5, 1) }] }));
+    const high: Box = { x: 0.4, y: 0.1, w: 0.05, h: 0.05 };
+    const creatures = creaturesWhereNoOne({}, foundRule([], zoned), zoned, movers([track(high), track(spider)]).get);
+    expect(creatures.map((c) => c.box)).to.deep.equal([spider]);
+  });
+
+  it('no movers followed, or none found: nothing; a surer animal score stays', () => {
+    expect(creaturesWhereNoOne({}, foundRule([], judge), judge)).to.deep.equal([]);
+    const scores: Scores = { animal: 0.9 };
+    creaturesWhereNoOne(scores, foundRule([], judge), judge, movers([track(spider)], 0.6).get);
+    expect(scores.animal).to.equal(0.9);
+    expect(creaturesWhereNoOne({}, foundRule([], judge), judge, movers([], 0).get)).to.deep.equal([]);
+  });
+});
+
+describe('decide, step 5: the risk', () => {
+  const risk = (frames: FrameFindings[], rainy = false, j: Judge = judge) => riskOf(frames, foundRule(frames, j), rainy, j);
+  const crossing = (score: number, label: ServiceLabel = 'person') =>
+    [0, 1.5, 3].map((t, i) => frame(t, [{ label, score, box: walker(0.1 + i * 0.3) }], walker(0.1 + i * 0.3)));
+  const staying = (label: ServiceLabel, box: Box) => [0, 1.2, 2.4].map((t) => frame(t, [{ label, score: 0.9, box }], box));
+
+  it('a person found moving through the view: intrusion, at its best score', () => {
+    expect(risk(crossing(0.8))).to.deep.equal({ risk: 'intrusion', intrusion: 0.8 });
+    expect(risk(crossing(0.8, 'vehicule'))).to.deep.equal({ risk: 'intrusion', intrusion: 0.8 });
+  });
+
+  it('a person who stays put is danger; a vehicle that stays put is safe; nothing found is safe', () => {
+    const seat: Box = { x: 0.4, y: 0.4, w: 0.15, h: 0.3 };
+    expect(risk(staying('person', seat))).to.deep.equal({ risk: 'danger', intrusion: 0 });
+    expect(risk(staying('vehicule', seat))).to.deep.equal({ risk: 'safe', intrusion: 0 });
+    expect(risk(crossing(0.3))).to.deep.equal({ risk: 'safe', intrusion: 0 });
+    expect(risk(staying('animal', seat))).to.deep.equal({ risk: 'safe', intrusion: 0 });
+  });
+
+  it('in rain a box must move more than the rain around it', () => {
+    const everywhere = cells().fill(1);
+    const inRain = (moving: 'box' | 'everywhere') => crossing(0.8).map((f) => ({
+      ...f, sample: { ...f.sample, solidCells: moving === 'box' ? cellsUnder(f.detections[0]!.box) : everywhere },
+    }));
+    expect(risk(inRain('box'), true).risk).to.equal('intrusion');
+    expect(risk(inRain('everywhere'), true)).to.deep.equal({ risk: 'danger', intrusion: 0 });
+    expect(risk(inRain('everywhere'), false).risk, 'dry, the same cells are motion under the box').to.equal('intrusion');
+  });
+
+  it("outside every zone of the camera (the box's bottom-centre), neither intrusion nor danger", () => {
+    const sky = judgeOf(manifest, rules({ zones: [{ name: 'sky', points: band(0, 0.5) }] })); // the walker's feet are at y = 0.7
+    expect(risk(crossing(0.8), false, sky)).to.deep.equal({ risk: 'safe', intrusion: 0 });
+    const path = judgeOf(manifest, rules({ zones: [{ name: 'path', points: band(0.6, 0.8) }] }));
+    expect(risk(crossing(0.8), false, path).risk).to.equal('intrusion');
+  });
+
+  it('a person named by a whole-frame classification counts where its frame moved, but not in rain', () => {
+    const unboxed = [0, 1.5].map((t) => frame(t, [], walker(0.3), { person: 0.7 }));
+    expect(risk(unboxed)).to.deep.equal({ risk: 'intrusion', intrusion: 0.7 });
+    expect(risk(unboxed, true)).to.deep.equal({ risk: 'danger', intrusion: 0 });
+    const still = [0, 1.5].map((t) => frame(t, [], undefined, { person: 0.7 }));
+    expect(risk(still).risk).to.equal('danger');
+  });
+});

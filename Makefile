@@ -96,6 +96,7 @@ endif
 	install -d -m 0755 $(DESTDIR)$(PREFIX)/dist
 	cp -R dist/runtime $(DESTDIR)$(PREFIX)/dist/
 	cp -R models config package.json package-lock.json README.md $(DESTDIR)$(PREFIX)/
+	find runtime test/bench systemd -name '*.md' -exec cp --parents -t $(DESTDIR)$(PREFIX)/ {} +
 	cp -R node_modules $(DESTDIR)$(PREFIX)/
 	cd $(DESTDIR)$(PREFIX) && $(NPM) prune --omit=dev --no-audit --no-fund
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)

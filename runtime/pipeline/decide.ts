@@ -1,6 +1,6 @@
 // From what the networks saw in each chosen frame, and how things moved, to
 // the result: label scores aggregated over frames, the weather labels from
-// the motion pattern, and the risk rules (README, "Labels and risk").
+// the motion pattern, and the risk rules (runtime/pipeline/README.md, "Labels and risk").
 import type { Box, CameraRules, Detection, KeyFrame, Risk, ServiceLabel } from '../core/analysis.js';
 import type { Manifest } from '../models/manifest.js';
 import { area, centreDistance, iou } from './boxes.js';

@@ -12,7 +12,7 @@ import { ffmpegPath } from '../core/tools.js';
  * The scaler's flags besides its algorithm. swscale's default fast paths
  * (x86 SIMD, arm NEON) round differently, so the x64 and arm64 ffmpeg builds
  * gave frames up to 3 levels apart; its exact C path gives the same pixels on
- * both (README, "The arm64 check under emulation").
+ * both (runtime/release/README.md, "The arm64 check under emulation").
  */
 const EXACT_SCALING = 'accurate_rnd+bitexact';
 
@@ -87,7 +87,7 @@ export interface SparseGray {
  * to RGB, with swscale's fast converter as before: the builds' converters differ
  * by up to 3 levels, but every exact one measured (neighbor, bicubic, lanczos,
  * bicublin) moved the outcome of clips whose decision sits on a threshold
- * (README, "The arm64 check under emulation").
+ * (runtime/release/README.md, "The arm64 check under emulation").
  */
 function outputScale(size: { width: number; height: number }, source?: { width: number; height: number }): string {
   return size.width === source?.width && size.height === source.height ? `scale=${size.width}:${size.height}` : exactScale(size.width, size.height, 'bilinear');

@@ -39,6 +39,8 @@ mkdir -p "$STAGE/dist"
 cp -R dist/runtime "$STAGE/dist/"
 find "$STAGE/dist" -name '*.map' -delete
 cp -R models config systemd package.json package-lock.json README.md "$STAGE/"
+# The documentation by room, where README.md's links point (the Markdown files only).
+find runtime test/bench -name '*.md' -exec cp --parents -t "$STAGE/" {} +
 install -m 0755 runtime/release/install.sh "$STAGE/install.sh"
 
 # ---- production node_modules, per-platform optional packages for the target ----

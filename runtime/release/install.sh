@@ -64,6 +64,10 @@ rm -rf "$DESTDIR$PREFIX"
 install -d -m 0755 "$DESTDIR$PREFIX"
 cp -R "$BUNDLE/dist" "$BUNDLE/node_modules" "$BUNDLE/models" "$BUNDLE/config" \
   "$BUNDLE/package.json" "$BUNDLE/README.md" "$BUNDLE/CONTENTS.txt" "$DESTDIR$PREFIX/"
+# the documentation by room, where README.md's links point
+cp -R "$BUNDLE/runtime" "$BUNDLE/test" "$DESTDIR$PREFIX/"
+install -d -m 0755 "$DESTDIR$PREFIX/systemd"
+install -m 0644 "$BUNDLE/systemd/README.md" "$DESTDIR$PREFIX/systemd/README.md"
 install -d -m 0755 "$DESTDIR$SYSCONFDIR"
 install -d -m 0750 "$DESTDIR$SYSCONFDIR/secrets"
 install -m 0644 "$BUNDLE/config/gateway.example.yaml" "$DESTDIR$SYSCONFDIR/gateway.example.yaml"

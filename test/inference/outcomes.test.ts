@@ -71,7 +71,7 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(log.frames_inferred).to.equal(0);
   });
 
-  // Rain and snow come from the pixels that show them (README, "Labels and risk"), drawn at test
+  // Rain and snow come from the pixels that show them (runtime/pipeline/README.md, "Labels and risk"), drawn at test
   // time over real footage (test/support/weather.ts): streaks in depth layers, flakes that fall.
   // Drizzle is too faint for the motion pass's 96 px (the clip would be static there): it is rain all the same.
   const real = (name: string) => media(`real/${name}`);
@@ -145,7 +145,7 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('safe');
   });
 
-  // Foliage and flags sway in place on a still camera (README, "Labels and risk").
+  // Foliage and flags sway in place on a still camera (runtime/pipeline/README.md, "Labels and risk").
   for (const grain of [0, 12]) {
     it(`trees swaying in wind, nothing else moving${grain ? ', a grainy sensor' : ''}: plant and wind, safe, nobody`, async () => {
       const r = await classify(await treesInWindClip(path.join(dir, `trees-wind-${grain}.mp4`), { grain }));

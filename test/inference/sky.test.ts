@@ -1,6 +1,6 @@
 // Birds against the sky through the daemon, with the real models: a flock of
 // birds of prey circling under an overcast sky is no intrusion, whatever the
-// detector takes the small dark shapes for (README, "Why airplane maps to nothing").
+// detector takes the small dark shapes for (runtime/pipeline/README.md, "Why airplane maps to nothing").
 import path from 'node:path';
 import { expect } from 'chai';
 import { tempDir } from '../support/clips.js';

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Box, CameraRules, Detection, ServiceLabel } from '../../runtime/core/analysis.js';
 import type { Manifest } from '../../runtime/models/manifest.js';
 import {
-  creaturesWhereNoOne, foundRule, rainScore, riskOf, secondOpinions, weather, type FrameFindings,
+  creaturesWhereNoOne, foundRule, judgeOf as packJudge, rainScore, riskOf, secondOpinions, weather, type FrameFindings, type Judge,
 } from '../../runtime/pipeline/decide.js';
 import { describeSway, swayScores } from '../../runtime/pipeline/foliage.js';
 import { MOTION_GRID, SAMPLE_FPS, type MotionPattern } from '../../runtime/pipeline/motion.js';
@@ -13,20 +13,12 @@ import type { MoverTrack, SmallMovers } from '../../runtime/pipeline/small-mover
 import { cellMotion, cells, cellsUnder, frame, gridBlock, pattern } from '../support/findings.js';
 import { rulesManifest } from '../support/rules-manifest.js';
 
-type Judge = Parameters<typeof secondOpinions>[2];
 type Scores = FrameFindings['scores'];
 
 const manifest = rulesManifest({ person: 0.55, vehicule: 0.55, animal: 0.5, plant: 0.4, flag: 0.4, rain: 0.5 });
 
 /** What every step reads, from the pack and the camera, as decide() builds it. */
-function judgeOf(m: Manifest = manifest, rules?: CameraRules): Judge {
-  return {
-    rules,
-    threshold: (label) => m.thresholds[label] ?? m.default_threshold,
-    unsure: m.risk.confirm_score,
-    intruders: rules?.intrusionLabels ?? m.risk.intrusion_labels,
-  };
-}
+const judgeOf = (m: Manifest = manifest, rules?: CameraRules) => packJudge(m, rules);
 const judge = judgeOf();
 const rules = (r: Partial<CameraRules>): CameraRules => ({ masks: [], zones: [], labels: {}, ...r });
 const band = (y0: number, y1: number): Array<[number, number]> => [[0, y0], [1, y0], [1, y1], [0, y1]];
@@ -166,7 +158,7 @@ describe('decide, step 4: small creatures where no one is', () => {
   /** The small movers, counting how often they are asked for. */
   function movers(creatures: MoverTrack[], score = 0.6) {
     const asked = { count: 0 };
-    return { asked, get: (): SmallMovers => (asked.count++, { creatures, score }) };
+    return { asked, get: (): SmallMovers => (asked.count++, { creatures, travellers: [], score }) };
   }
 
   it('nobody found: each creature an animal at the movers\' score, where it went, and the animal score raised', () => {

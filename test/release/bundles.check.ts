@@ -26,7 +26,7 @@ const run = promisify(execFile);
  * RGB conversion (up to 3 levels apart) that the crops are cut from, and the arm64
  * TFLite library, whose quantized kernels round differently on identical input.
  * Each moved a clip's score by one step of the detector's output (0.08 at most,
- * around 0.5): README, "The arm64 check under emulation". Labels and risk must
+ * around 0.5): runtime/release/README.md, "The arm64 check under emulation". Labels and risk must
  * always be the same.
  */
 const SCORE_TOLERANCE = 0.1;

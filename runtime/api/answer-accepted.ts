@@ -6,7 +6,7 @@ import type { EventBus } from '../core/bus.js';
 import type { Acceptance } from '../ingest/intake.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import { isFinal, toResultJson } from '../store/result-json.js';
-import { ApiError } from './errors.js';
+import { Refusal } from '../core/errors.js';
 
 export interface AnswerDeps {
   bus: EventBus;
@@ -33,7 +33,7 @@ export async function answerAccepted(ctx: Context, deps: AnswerDeps, accept: () 
   }
   const outcome = await waiter.wait(accepted.id);
   const row = await deps.store.get(accepted.id);
-  if (!row) throw new ApiError(410, 'deleted', 'the classification was deleted before it finished');
+  if (!row) throw new Refusal('gone', 'deleted', 'the classification was deleted before it finished');
   ctx.status = outcome === 'final' && isFinal(row) ? 200 : 202;
   ctx.body = toResultJson(row);
 }

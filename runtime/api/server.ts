@@ -9,7 +9,8 @@ import type { Feature } from '../core/feature.js';
 import { withLogFields, type Logger } from '../core/log.js';
 import { requireAdmin, requireTenant, type Keys } from './auth.js';
 import type { EventBus } from '../core/bus.js';
-import { ApiError, errorBody } from './errors.js';
+import { Refusal } from '../core/errors.js';
+import { errorBody } from './errors.js';
 
 export interface Mount {
   router: Router;
@@ -55,7 +56,7 @@ function bodyIdleLimit(options: Omit<HttpServerOptions, 'host' | 'port'>): Middl
         options.log.warn('request body stalled; connection closed', { method: ctx.method, path: ctx.path, idle_ms: ms });
         options.bus?.emit('request.stalled', { phase: 'body' });
         const body = stalledAnswer(`no byte of the request body for ${ms / 1000} s (server.body_idle_timeout_s)`);
-        const stalled = new ApiError(408, 'request_timeout', 'the request body stalled');
+        const stalled = new Refusal('timeout', 'request_timeout', 'the request body stalled');
         if (res.headersSent) return void req.destroy(stalled);
         res.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
         res.end(body, () => req.destroy(stalled));

@@ -4,12 +4,12 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
+import { CLASSIFICATION_ID } from '../core/ids.js';
 import { redactSecrets } from '../core/redact.js';
 import { flowName, webhookUrl } from '../delivery/config.js';
 import type { Integration, Integrations } from '../delivery/integrations.js';
 import type { Outbox, OutboxRow } from '../delivery/outbox.js';
 import type { ClassificationStore } from '../store/classifications.js';
-import { ID_PATTERN } from '../store/media-files.js';
 import { isoNow } from '../store/time.js';
 import { ApiError, notFound } from './errors.js';
 
@@ -126,7 +126,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Router {
 
   router.get('/deliveries/:id', async (ctx) => {
     const id = ctx.params.id;
-    if (!ID_PATTERN.test(id)) throw new ApiError(400, 'invalid_id', 'a classification id is a lowercase UUID');
+    if (!CLASSIFICATION_ID.test(id)) throw new ApiError(400, 'invalid_id', 'a classification id is a lowercase UUID');
     const row = await deps.store.get(id);
     if (!row) throw notFound();
     ctx.body = {

@@ -11,9 +11,9 @@ import { redactedUrl, redactSecrets } from '../core/redact.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import { cameraId } from '../capture/config.js';
 import type { EventBus, BusEvents } from '../core/bus.js';
 import { ErrorCode, errorMessage } from '../core/errors.js';
+import { CAMERA_ID } from '../core/ids.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { CoalescingPump } from '../core/pump.js';
@@ -283,7 +283,7 @@ export class MqttPublisher implements Feature {
     if (camera === undefined) return;
     // A retained command would fire again on every reconnect.
     if (retained) return this.deps.log.warn('ignored a retained MQTT capture request', { topic });
-    if (!cameraId.safeParse(camera).success) return this.deps.log.warn('ignored an MQTT capture request for an invalid camera id', { topic });
+    if (!CAMERA_ID.test(camera)) return this.deps.log.warn('ignored an MQTT capture request for an invalid camera id', { topic });
     this.deps.log.info('capture requested over MQTT', { camera, bytes: payload.length });
     this.deps.bus.emit('capture.requested', { camera, source: 'mqtt' });
   }
@@ -382,7 +382,7 @@ export class MqttPublisher implements Feature {
    */
   private cameraMessages(row: ClassificationRow, json: string): Array<[string, string | Buffer, boolean]> {
     const camera = row.camera_id;
-    if (!camera || this.deps.cameraOwners.get(camera) !== row.tenant || !cameraId.safeParse(camera).success) return [];
+    if (!camera || this.deps.cameraOwners.get(camera) !== row.tenant || !CAMERA_ID.test(camera)) return [];
     const state = { risk: row.risk, labels: JSON.parse(row.labels) as string[], time: row.created_at, result_id: row.id, error_code: row.error_code };
     // Home Assistant's: the event, the detection sensors it turns on, the camera's problem
     const signals = cameraSignals(row);

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EventBus } from '../core/bus.js';
 import { PipelineError, Refusal } from '../core/errors.js';
+import { NAME } from '../core/ids.js';
 import type { Logger } from '../core/log.js';
 import { probeClip } from '../pipeline/probe.js';
 import type { ClassificationStore } from '../store/classifications.js';
@@ -27,7 +28,6 @@ export interface Acceptance {
   accepted_at: string;
 }
 
-const FLOW = /^[A-Za-z0-9._-]{1,64}$/;
 /** metadata is stored and returned as submitted: bounded so a hostile sender cannot exhaust the stack or the store */
 export const METADATA_MAX_BYTES = 64 * 1024;
 export const METADATA_MAX_DEPTH = 32;
@@ -135,7 +135,7 @@ export function parseFields(fields: Record<string, string>, defaultFlow: string)
   if (parentId.length > 256) throw new Refusal('invalid', 'invalid_parent_id', 'parent_id is longer than 256 characters');
   if ((fields.camera_id ?? '').length > NAME_MAX) throw new Refusal('invalid', 'invalid_camera_id', `camera_id is longer than ${NAME_MAX} characters`);
   const flow = fields.flow || defaultFlow;
-  if (!FLOW.test(flow)) throw new Refusal('invalid', 'invalid_flow', 'flow must be 1 to 64 letters, digits, ".", "_" or "-"');
+  if (!NAME.test(flow)) throw new Refusal('invalid', 'invalid_flow', 'flow must be 1 to 64 letters, digits, ".", "_" or "-"');
   return { metadata, analyseId, parentId, cameraId: cameraIdOf(metadata, fields), flow };
 }
 

@@ -12,12 +12,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import type { EventBus, BusEvents } from '../core/bus.js';
+import { diskSpace } from '../core/disk-space.js';
 import { ErrorCode, errorMessage } from '../core/errors.js';
 import { CAMERA_ID } from '../core/ids.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { CoalescingPump } from '../core/pump.js';
-import { volumeSpace } from '../ops/core-checks.js';
 import type { ClassificationRow, ClassificationStore } from '../store/classifications.js';
 import type { MediaFiles } from '../store/media-files.js';
 import { toResultJson } from '../store/result-json.js';
@@ -437,7 +437,7 @@ export class MqttPublisher implements Feature {
     const [jobs, outbox, disk] = await Promise.all([
       this.deps.store.jobCounts().catch(() => ({ queued: 0, running: 0 })),
       this.deps.outbox.summary().catch(() => ({ pending: 0, delivered: 0, dropped: 0 })),
-      volumeSpace(this.deps.dataDir).catch(() => undefined),
+      diskSpace(this.deps.dataDir).catch(() => undefined),
     ]);
     return {
       state,

@@ -9,6 +9,7 @@ import path from 'node:path';
 import mqtt from 'mqtt';
 import sqlite3 from 'sqlite3';
 import type { Config } from '../config/schema.js';
+import { diskSpace } from '../core/disk-space.js';
 import { silentLogger } from '../core/log.js';
 import { trimCHeap } from '../core/malloc-trim.js';
 import { runTool, spawnsWithoutFork } from '../core/spawn.js';
@@ -21,7 +22,6 @@ import { chooseBackend, findEdgeTpuLibrary } from '../inference/backends.js';
 import { loadPack } from '../models/load-pack.js';
 import { packFiles } from '../models/manifest.js';
 import { PackStore } from '../models/pack-store.js';
-import { diskSpace } from '../retention/disk.js';
 
 
 export interface Finding {

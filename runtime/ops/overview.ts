@@ -11,7 +11,7 @@ import type { RetentionConfig } from '../retention/config.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import { RetentionQueries } from '../retention/retention-queries.js';
 import type { Database } from '../store/db.js';
-import { volumeSpace } from './core-checks.js';
+import { diskSpace } from '../core/disk-space.js';
 import type { ReadinessReport, Readiness } from './readiness.js';
 import { databaseBytes, mediaBytes } from './store-size.js';
 
@@ -79,7 +79,7 @@ export class GatewayOverview implements Feature {
       mediaBytes(d.db),
       new RetentionQueries(d.db).totals().then((t) => t.count), // the count retention.max_count is checked against
       databaseBytes(d.databaseFile),
-      volumeSpace(d.dataDir),
+      diskSpace(d.dataDir),
     ]);
     const model = d.models.status;
     const packs = d.models.packStore;

@@ -4,7 +4,7 @@
 // gateway's state (a dashboard) reads the same object.
 import type { Queryable } from '../store/db.js';
 import { ChildrenSampler, type ChildKind } from './children.js';
-import { volumeSpace } from './core-checks.js';
+import { diskSpace } from '../core/disk-space.js';
 import { databaseBytes as databaseFileBytes, mediaBytes as storedMediaBytes } from './store-size.js';
 
 export interface StatusDeps {
@@ -44,7 +44,7 @@ export class StatusReader {
       this.countBy(`SELECT target AS k, COUNT(*) AS n FROM outbox WHERE state = 'pending' GROUP BY target`, DELIVERY_TARGETS),
       storedMediaBytes(this.deps.db),
       databaseFileBytes(this.deps.databaseFile),
-      volumeSpace(this.deps.dataDir),
+      diskSpace(this.deps.dataDir),
     ]);
     const children = this.children.sample();
     return {

@@ -10,7 +10,7 @@ import type { Warmup } from '../inference/protocol.js';
 import { embeddedFiles, readModelTensors } from '../inference/tflite-file.js';
 import type { LoadedModel } from '../pipeline/clip-classifier.js';
 import { buildLabelMap, parseLabels } from '../pipeline/label-map.js';
-import type { Manifest } from './manifest.js';
+import type { Manifest } from '../core/model-manifest.js';
 
 export interface PackRuntime {
   models: LoadedModel[];

@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events';
 import sharp from 'sharp';
 import type { Analysis, Box, CameraRules, ClipInfo, Classifier, Detection, FrameCopy } from '../core/analysis.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
-import type { Manifest, ModelEntry } from '../models/manifest.js';
+import type { Manifest, ModelEntry } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import type { TensorQuant } from '../inference/tflite-file.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';

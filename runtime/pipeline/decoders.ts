@@ -3,7 +3,7 @@
 // label scores for the view, and boxed findings in frame coordinates.
 import type { Box, Detection, ServiceLabel } from '../core/analysis.js';
 import type { InferenceOutput } from '../inference/protocol.js';
-import type { ModelEntry } from '../models/manifest.js';
+import type { ModelEntry } from '../core/model-manifest.js';
 import { fromCrop } from './boxes.js';
 import type { LoadedModel } from './clip-classifier.js';
 import { segmentDetections } from './segments.js';

@@ -4,13 +4,13 @@ import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { EventBus } from '../core/bus.js';
 import { CLASSIFICATION_ID } from '../core/ids.js';
+import { answerAccepted } from '../ingest/answer-accepted.js';
 import type { Intake } from '../ingest/intake.js';
 import { receiveUpload } from '../ingest/upload.js';
 import type { Deleter } from '../jobs/deletion.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import type { MediaFiles } from '../store/media-files.js';
 import { isFinal, toResultJson } from '../store/result-json.js';
-import { answerAccepted } from './answer-accepted.js';
 import { ApiError, notFound } from './errors.js';
 import { sendFile } from './send-file.js';
 

@@ -4,21 +4,13 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Middleware } from 'koa';
-import type Router from '@koa/router';
 import type { Feature } from '../core/feature.js';
+import type { Mount } from '../core/http-mount.js';
 import { withLogFields, type Logger } from '../core/log.js';
 import { requireAdmin, requireTenant, type Keys } from './auth.js';
 import type { EventBus } from '../core/bus.js';
 import { Refusal } from '../core/errors.js';
 import { errorBody } from './errors.js';
-
-export interface Mount {
-  router: Router;
-  /** public: no key (health, metrics); tenant: a tenant key; admin: an admin key */
-  access: 'public' | 'tenant' | 'admin';
-  /** authentication of its own, used instead of the key check of access (the dashboard's session cookie) */
-  guard?: Middleware;
-}
 
 export interface HttpServerOptions {
   host: string;

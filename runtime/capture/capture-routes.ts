@@ -7,9 +7,9 @@
 // GET /api/cameras/<id>/watch: a watched camera's state and last events.
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { answerAccepted } from '../api/answer-accepted.js';
-import { Refusal } from '../core/errors.js';
 import type { EventBus } from '../core/bus.js';
+import { Refusal } from '../core/errors.js';
+import { answerAccepted } from '../ingest/answer-accepted.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import type { CameraCapture, CaptureFields } from './camera-capture.js';
 import type { CameraWatchStatus } from './watch.js';

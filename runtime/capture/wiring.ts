@@ -3,10 +3,10 @@
 // camera watch per camera with watch.enabled.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Mount } from '../api/server.js';
 import type { Config } from '../config/schema.js';
 import type { EventBus } from '../core/bus.js';
 import type { Feature } from '../core/feature.js';
+import type { Mount } from '../core/http-mount.js';
 import type { Logger } from '../core/log.js';
 import type { Intake } from '../ingest/intake.js';
 import type { ClassificationStore } from '../store/classifications.js';

@@ -1,9 +1,9 @@
 // Builds the operations part of the daemon: the readiness registry (with the
 // database and disk checks; other parts register theirs), the metrics, the
 // public health/metrics routes and the systemd notifier.
-import type { Mount } from '../api/server.js';
 import type { Config } from '../config/schema.js';
 import type { EventBus } from '../core/bus.js';
+import type { Mount } from '../core/http-mount.js';
 import type { Logger } from '../core/log.js';
 import type { Queryable } from '../store/db.js';
 import { databaseCheck, diskCheck, minFreeBytes } from './core-checks.js';

@@ -3,10 +3,10 @@
 // result so far (202) once server.sync_timeout_s has passed.
 import type { Context } from 'koa';
 import type { EventBus } from '../core/bus.js';
-import type { Acceptance } from '../ingest/intake.js';
+import { Refusal } from '../core/errors.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import { isFinal, toResultJson } from '../store/result-json.js';
-import { Refusal } from '../core/errors.js';
+import type { Acceptance } from './intake.js';
 
 export interface AnswerDeps {
   bus: EventBus;

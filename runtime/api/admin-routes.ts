@@ -5,12 +5,12 @@ import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
 import { CLASSIFICATION_ID } from '../core/ids.js';
-import { redactSecrets } from '../core/redact.js';
 import { flowName, webhookUrl } from '../delivery/config.js';
 import type { Integration, Integrations } from '../delivery/integrations.js';
-import type { Outbox, OutboxRow } from '../delivery/outbox.js';
+import type { Outbox } from '../delivery/outbox.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import { isoNow } from '../store/time.js';
+import { deliveryView } from './delivery-view.js';
 import { ApiError, notFound } from './errors.js';
 
 export interface AdminRoutesDeps {
@@ -49,22 +49,6 @@ function parseBody<T>(schema: z.ZodType<T>, ctx: Context): T {
 }
 
 const iso = (ms: number | null) => (ms === null ? null : isoNow(new Date(ms)));
-
-export function deliveryView(row: OutboxRow) {
-  return {
-    id: row.id,
-    target: row.target,
-    integration_id: row.integration_id,
-    url: row.url,
-    state: row.state,
-    status_code: row.status_code,
-    attempts: row.attempts,
-    last_error: redactSecrets(row.last_error, { originOnly: row.url ? [row.url] : [] }),
-    created_at: iso(row.created_ms),
-    finished_at: iso(row.finished_ms),
-    next_attempt_at: row.state === 'pending' ? iso(row.next_attempt_ms) : null,
-  };
-}
 
 export function adminRoutes(deps: AdminRoutesDeps): Router {
   const router = new Router({ prefix: '/api/admin' });

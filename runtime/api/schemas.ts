@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { RISKS } from '../core/analysis.js';
 import { CLASSIFICATION_ID } from '../core/ids.js';
 import type { Integration } from '../delivery/integrations.js';
-import type { deliveryView } from './admin-routes.js';
+import type { deliveryView } from './delivery-view.js';
 import type { OutboxSummary } from '../delivery/outbox.js';
 import type { Acceptance } from '../ingest/intake.js';
 import type { CheckResult } from '../ops/readiness.js';

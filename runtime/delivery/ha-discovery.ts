@@ -10,7 +10,7 @@
 import { RISKS } from '../core/analysis.js';
 import { haId } from '../core/ids.js';
 import { DETECTION_KINDS, EVENT_TYPES, type DetectionKind } from './camera-signals.js';
-import type { MqttTopics } from './mqtt-publisher.js';
+import type { MqttTopics } from './mqtt-topics.js';
 
 export interface DiscoveryCamera {
   id: string;

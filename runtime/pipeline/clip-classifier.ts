@@ -5,25 +5,16 @@ import { setMaxListeners } from 'node:events';
 import sharp from 'sharp';
 import type { Analysis, Box, CameraRules, ClipInfo, Classifier, Detection, FrameCopy } from '../core/analysis.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
-import type { Manifest, ModelEntry } from '../core/model-manifest.js';
+import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
-import type { TensorQuant } from '../inference/tflite-file.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
 import { decide, type FrameFindings } from './decide.js';
 import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
-import type { LabelMap } from './label-map.js';
 import { analyseMotion, SAMPLE_FPS } from './motion.js';
 import { covered, suppress } from './boxes.js';
 import { DECODERS, type Scores } from './decoders.js';
-
-/** A model of the loaded pack, ready to run. */
-export interface LoadedModel {
-  entry: ModelEntry;
-  labelMap: LabelMap;
-  input: TensorQuant;
-  output: TensorQuant;
-}
+import type { LoadedModel } from './loaded-model.js';
 
 export interface ClipClassifierOptions {
   manifest: Manifest;

@@ -5,7 +5,7 @@ import type { Box, Detection, ServiceLabel } from '../core/analysis.js';
 import type { InferenceOutput } from '../inference/protocol.js';
 import type { ModelEntry } from '../core/model-manifest.js';
 import { fromCrop } from './boxes.js';
-import type { LoadedModel } from './clip-classifier.js';
+import type { LoadedModel } from './loaded-model.js';
 import { segmentDetections } from './segments.js';
 
 export type Scores = Partial<Record<ServiceLabel, number>>;

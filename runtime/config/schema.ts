@@ -4,6 +4,7 @@
 // feature and are assembled here.
 import os from 'node:os';
 import { z } from 'zod';
+// each room's config.ts is a leaf (it imports only core/ and other rooms' config.ts), so it sits on this floor
 import { integrationConfigSchema, mqttSchema, outboxSchema, webhooksSchema } from '../delivery/config.js';
 import { retentionSchema } from '../retention/config.js';
 import { inferenceSchema, modelsSchema } from '../models/config.js';

@@ -112,11 +112,15 @@ export class Daemon {
     });
     const dashboard = buildDashboard(config, { keys: apiKeys, tenants: keys.defaultFlows, db, status: overview, classification, capture: capture.dashboardRouter, watchStatus: capture.watchStatus, log });
 
+    const admin = adminRoutes({
+      integrations: delivery.integrations, outbox: delivery.outbox, store,
+      tenants: keys.defaultFlows, droppedSinceStart: delivery.droppedSinceStart,
+    });
     const mounts: Mount[] = [
       ops.mount,
       { access: 'public', router: openApiRoutes() },
       { access: 'tenant', router: classificationRoutes(classification) },
-      { access: 'admin', router: adminRoutes({ integrations: delivery.integrations, outbox: delivery.outbox, store, tenants: keys.defaultFlows, droppedSinceStart: delivery.droppedSinceStart }) },
+      { access: 'admin', router: admin },
       capture.mount,
       ...dashboard.mounts,
     ];

@@ -6,11 +6,13 @@ import path from 'node:path';
 import { classificationRoutes } from './api/classification-routes.js';
 import { Keys } from './api/auth.js';
 import { openApiRoutes } from './api/openapi.js';
-import { HttpServer, type Mount } from './api/server.js';
+import { adminRoutes } from './api/admin-routes.js';
+import { HttpServer } from './api/server.js';
 import { resolveKeys } from './config/secrets.js';
 import { jobConcurrency, type Config } from './config/schema.js';
 import { EventBus } from './core/bus.js';
 import type { Feature } from './core/feature.js';
+import type { Mount } from './core/http-mount.js';
 import type { Logger } from './core/log.js';
 import { Controller } from './controller.js';
 import { ModelService } from './models/model-service.js';
@@ -28,6 +30,7 @@ import { buildOps } from './ops/wiring.js';
 import { runtimeVersion } from './ops/version.js';
 import { GatewayOverview } from './ops/overview.js';
 import { IdleCollector } from './ops/idle-collector.js';
+import { dashboardUrl } from './dashboard/url.js';
 import { buildDashboard } from './dashboard/wiring.js';
 import { highlightStage } from './highlight/render.js';
 import type { ClassifierSource } from './jobs/stages.js';
@@ -92,7 +95,7 @@ export class Daemon {
     ops.readiness.register('media', async () => reconciliation!.status());
     const intake = new Intake(store, files, bus, keys.defaultFlows, log.child('ingest'));
     const retention = buildRetention(config.retention, { db, files, deleter, bus, log, tenantCount: keys.defaultFlows.size, jobsWaitingForSpace: () => runner.waitingForSpace });
-    const delivery = await buildDelivery(config, { db, store, files, bus, defaultFlows: keys.defaultFlows, version: runtimeVersion(), status: ops.status, log });
+    const delivery = await buildDelivery(config, { db, store, files, bus, defaultFlows: keys.defaultFlows, version: runtimeVersion(), status: ops.status, configurationUrl: dashboardUrl(config.server), log });
     const capture = buildCapture(config, { intake, store, files, bus, defaultFlows: keys.defaultFlows, log, admission: retention.admission });
 
     const classification = {
@@ -104,11 +107,15 @@ export class Daemon {
     const apiKeys = new Keys({ tenants: keys.tenants, admin: keys.admin });
     const dashboard = buildDashboard(config, { keys: apiKeys, tenants: keys.defaultFlows, db, status: new GatewayOverview(ops.status), classification, capture: capture.dashboardRouter, watchStatus: capture.watchStatus, log });
 
+    const admin = adminRoutes({
+      integrations: delivery.integrations, outbox: delivery.outbox, store,
+      tenants: keys.defaultFlows, droppedSinceStart: delivery.droppedSinceStart,
+    });
     const mounts: Mount[] = [
       ops.mount,
       { access: 'public', router: openApiRoutes() },
       { access: 'tenant', router: classificationRoutes(classification) },
-      delivery.adminMount,
+      { access: 'admin', router: admin },
       capture.mount,
       ...dashboard.mounts,
     ];

@@ -4,13 +4,13 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import { z } from 'zod';
-import { redactSecrets } from '../core/redact.js';
+import { CLASSIFICATION_ID } from '../core/ids.js';
 import { flowName, webhookUrl } from '../delivery/config.js';
 import type { Integration, Integrations } from '../delivery/integrations.js';
-import type { Outbox, OutboxRow } from '../delivery/outbox.js';
+import type { Outbox } from '../delivery/outbox.js';
 import type { ClassificationStore } from '../store/classifications.js';
-import { ID_PATTERN } from '../store/media-files.js';
 import { isoNow } from '../store/time.js';
+import { deliveryView } from './delivery-view.js';
 import { ApiError, notFound } from './errors.js';
 
 export interface AdminRoutesDeps {
@@ -49,22 +49,6 @@ function parseBody<T>(schema: z.ZodType<T>, ctx: Context): T {
 }
 
 const iso = (ms: number | null) => (ms === null ? null : isoNow(new Date(ms)));
-
-export function deliveryView(row: OutboxRow) {
-  return {
-    id: row.id,
-    target: row.target,
-    integration_id: row.integration_id,
-    url: row.url,
-    state: row.state,
-    status_code: row.status_code,
-    attempts: row.attempts,
-    last_error: redactSecrets(row.last_error, { originOnly: row.url ? [row.url] : [] }),
-    created_at: iso(row.created_ms),
-    finished_at: iso(row.finished_ms),
-    next_attempt_at: row.state === 'pending' ? iso(row.next_attempt_ms) : null,
-  };
-}
 
 export function adminRoutes(deps: AdminRoutesDeps): Router {
   const router = new Router({ prefix: '/api/admin' });
@@ -126,7 +110,7 @@ export function adminRoutes(deps: AdminRoutesDeps): Router {
 
   router.get('/deliveries/:id', async (ctx) => {
     const id = ctx.params.id;
-    if (!ID_PATTERN.test(id)) throw new ApiError(400, 'invalid_id', 'a classification id is a lowercase UUID');
+    if (!CLASSIFICATION_ID.test(id)) throw new ApiError(400, 'invalid_id', 'a classification id is a lowercase UUID');
     const row = await deps.store.get(id);
     if (!row) throw notFound();
     ctx.body = {

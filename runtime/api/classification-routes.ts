@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { EventBus } from '../core/bus.js';
+import { CLASSIFICATION_ID } from '../core/ids.js';
+import { answerAccepted } from '../ingest/answer-accepted.js';
 import type { Intake } from '../ingest/intake.js';
 import { receiveUpload } from '../ingest/upload.js';
 import type { Deleter } from '../jobs/deletion.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import type { MediaFiles } from '../store/media-files.js';
-import { ID_PATTERN } from '../store/media-files.js';
 import { isFinal, toResultJson } from '../store/result-json.js';
-import { answerAccepted } from './answer-accepted.js';
 import { ApiError, notFound } from './errors.js';
 import { sendFile } from './send-file.js';
 
@@ -30,7 +30,7 @@ export interface ClassificationRoutesDeps {
 
 /** Rejects malformed ids (and so any path trickery) before they reach the store. */
 async function checkId(id: string, ctx: Context, next: Next) {
-  if (!ID_PATTERN.test(id)) throw new ApiError(400, 'invalid_id', 'a classification id is a lowercase UUID, e.g. 3f2b8c1e-0d4a-4c1b-9a57-2e6f1d0b7c44');
+  if (!CLASSIFICATION_ID.test(id)) throw new ApiError(400, 'invalid_id', 'a classification id is a lowercase UUID, e.g. 3f2b8c1e-0d4a-4c1b-9a57-2e6f1d0b7c44');
   ctx.state.id = id;
   return next();
 }

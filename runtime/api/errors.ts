@@ -1,6 +1,8 @@
 // One JSON error shape for every endpoint: {"error": {"code": "...", "message": "..."}}.
+// The rooms below the API refuse with core's Refusal; its HTTP status is decided here.
 import type { Middleware } from 'koa';
 import { isDiskFull } from '../core/disk-full.js';
+import { Refusal, type RefusalKind } from '../core/errors.js';
 import type { Logger } from '../core/log.js';
 import type { ErrorBody } from './schemas.js';
 
@@ -17,6 +19,18 @@ export class ApiError extends Error {
   }
 }
 
+/** The HTTP status of each domain refusal (core/errors.ts). */
+const REFUSAL_STATUS: Record<RefusalKind, number> = {
+  invalid: 400,
+  not_found: 404,
+  gone: 410,
+  timeout: 408,
+  too_large: 413,
+  unsupported_type: 415,
+  unprocessable: 422,
+  no_storage: 507,
+};
+
 export const notFound = (what = 'classification') => new ApiError(404, 'not_found', `no ${what} with this id`);
 
 /** Turns thrown errors into the JSON error body; unexpected ones are logged and answered 500. */
@@ -30,6 +44,9 @@ export function errorBody(log: Logger): Middleware {
       if (err instanceof ApiError) {
         ctx.status = err.status;
         ctx.set(err.headers);
+        ctx.body = { error: { code: err.code, message: err.message } } satisfies ErrorBody;
+      } else if (err instanceof Refusal) {
+        ctx.status = REFUSAL_STATUS[err.kind];
         ctx.body = { error: { code: err.code, message: err.message } } satisfies ErrorBody;
       } else if (isDiskFull(err)) {
         // the volume filled under this request: a storage state, not an internal error

@@ -5,15 +5,16 @@
 // validates real answers of the daemon against the document.
 import { z } from 'zod';
 import { RISKS } from '../core/analysis.js';
+import { CLASSIFICATION_ID } from '../core/ids.js';
 import type { Integration } from '../delivery/integrations.js';
-import type { deliveryView } from './admin-routes.js';
+import type { deliveryView } from './delivery-view.js';
 import type { OutboxSummary } from '../delivery/outbox.js';
 import type { Acceptance } from '../ingest/intake.js';
 import type { CheckResult } from '../ops/readiness.js';
 import type { ResultJson } from '../store/result-json.js';
 
 const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 with a UTC offset and milliseconds, e.g. 2026-11-23T03:10:00.123+00:00' });
-const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/).meta({ description: 'a classification id (lowercase UUID)' });
+const uuid = z.string().regex(CLASSIFICATION_ID).meta({ description: 'a classification id (lowercase UUID)' });
 const processingState = z.enum(['queued', 'processing', 'done', 'error']);
 
 export const errorBodySchema = z

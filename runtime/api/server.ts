@@ -4,20 +4,13 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa, { type Middleware } from 'koa';
-import type Router from '@koa/router';
 import type { Feature } from '../core/feature.js';
+import type { Mount } from '../core/http-mount.js';
 import { withLogFields, type Logger } from '../core/log.js';
 import { requireAdmin, requireTenant, type Keys } from './auth.js';
 import type { EventBus } from '../core/bus.js';
-import { ApiError, errorBody } from './errors.js';
-
-export interface Mount {
-  router: Router;
-  /** public: no key (health, metrics); tenant: a tenant key; admin: an admin key */
-  access: 'public' | 'tenant' | 'admin';
-  /** authentication of its own, used instead of the key check of access (the dashboard's session cookie) */
-  guard?: Middleware;
-}
+import { Refusal } from '../core/errors.js';
+import { errorBody } from './errors.js';
 
 export interface HttpServerOptions {
   host: string;
@@ -55,7 +48,7 @@ function bodyIdleLimit(options: Omit<HttpServerOptions, 'host' | 'port'>): Middl
         options.log.warn('request body stalled; connection closed', { method: ctx.method, path: ctx.path, idle_ms: ms });
         options.bus?.emit('request.stalled', { phase: 'body' });
         const body = stalledAnswer(`no byte of the request body for ${ms / 1000} s (server.body_idle_timeout_s)`);
-        const stalled = new ApiError(408, 'request_timeout', 'the request body stalled');
+        const stalled = new Refusal('timeout', 'request_timeout', 'the request body stalled');
         if (res.headersSent) return void req.destroy(stalled);
         res.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
         res.end(body, () => req.destroy(stalled));

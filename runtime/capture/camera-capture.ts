@@ -5,9 +5,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ApiError } from '../api/errors.js';
 import type { BusEvents, EventBus } from '../core/bus.js';
-import { ErrorCode, PipelineError } from '../core/errors.js';
+import { ErrorCode, PipelineError, Refusal } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { parseFields, type Acceptance, type Intake } from '../ingest/intake.js';
@@ -91,11 +90,11 @@ export class CameraCapture implements Feature {
   /**
    * Records from the camera and accepts the clip; on a camera failure stores
    * the 3001 result instead. Either way resolves with the acceptance record.
-   * Bad fields reject with an ApiError before anything is recorded.
+   * Bad fields reject with a Refusal before anything is recorded.
    */
   capture(cameraId: string, source: CaptureSource, fields: CaptureFields = {}): Promise<Acceptance> {
     const camera = this.byId.get(cameraId);
-    if (!camera) return Promise.reject(new ApiError(404, 'not_found', 'no camera with this id'));
+    if (!camera) return Promise.reject(new Refusal('not_found', 'not_found', 'no camera with this id'));
     const running = this.inFlight.get(cameraId);
     if (running) return running;
     const event = this.deps.joinEvent?.(cameraId);
@@ -135,7 +134,7 @@ export class CameraCapture implements Feature {
       } catch (err) {
         if (this.aborter.signal.aborted) throw err;
         if (err instanceof PipelineError && err.code === ErrorCode.CAPTURE_FAILED) return await this.fail(camera, name, fields, err.message);
-        if (err instanceof ApiError && err.code === 'invalid_video') {
+        if (err instanceof Refusal && err.code === 'invalid_video') {
           return await this.fail(camera, name, fields, `camera ${camera.id} (${redactedUrl(camera.url)}) sent no usable video: ${err.message}`);
         }
         this.deps.bus.emit('capture.finished', { camera: camera.id, outcome: 'refused' });

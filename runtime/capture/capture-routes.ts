@@ -7,9 +7,9 @@
 // GET /api/cameras/<id>/watch: a watched camera's state and last events.
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { answerAccepted } from '../api/answer-accepted.js';
-import { ApiError } from '../api/errors.js';
 import type { EventBus } from '../core/bus.js';
+import { Refusal } from '../core/errors.js';
+import { answerAccepted } from '../ingest/answer-accepted.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import type { CameraCapture, CaptureFields } from './camera-capture.js';
 import type { CameraWatchStatus } from './watch.js';
@@ -34,7 +34,7 @@ export function captureRoutes(deps: CaptureRoutesDeps): Router {
 
   router.post('/api/cameras/:camera/capture', async (ctx) => {
     const camera = deps.capture.camera(ctx.params.camera, ctx.state.tenant);
-    if (!camera) throw new ApiError(404, 'not_found', 'no camera with this id');
+    if (!camera) throw new Refusal('not_found', 'not_found', 'no camera with this id');
     await deps.admission?.(ctx);
     const fields: CaptureFields = {};
     for (const key of ['parent_id', 'analyse_id', 'flow'] as const) {
@@ -46,9 +46,9 @@ export function captureRoutes(deps: CaptureRoutesDeps): Router {
 
   router.get('/api/cameras/:camera/watch', async (ctx) => {
     const camera = deps.capture.camera(ctx.params.camera, ctx.state.tenant);
-    if (!camera) throw new ApiError(404, 'not_found', 'no camera with this id');
+    if (!camera) throw new Refusal('not_found', 'not_found', 'no camera with this id');
     const status = deps.watchStatus?.(camera.id);
-    if (!status) throw new ApiError(404, 'not_watched', 'this camera is not watched (cameras[].watch.enabled)');
+    if (!status) throw new Refusal('not_found', 'not_watched', 'this camera is not watched (cameras[].watch.enabled)');
     ctx.body = status;
   });
 

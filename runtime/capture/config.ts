@@ -4,14 +4,14 @@
 // section when the daemon is built.
 import { z } from 'zod';
 import { SERVICE_LABELS } from '../core/analysis.js';
+import { CAMERA_ID, haId, NAME } from '../core/ids.js';
 import { flowName } from '../delivery/config.js';
-import { haId } from '../delivery/ha-discovery.js';
 
 /**
  * Also a segment of MQTT topics, so no "/", "+" or "#"; and not "." or ".." (nor
  * only dots), which a topic or a path would read as "this" or "the parent".
  */
-export const cameraId = z.string().regex(/^(?!\.+$)[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-", not only dots');
+export const cameraId = z.string().regex(CAMERA_ID, '1 to 64 letters, digits, ".", "_" or "-", not only dots');
 const tenantId = z.string().min(1);
 
 const cameraUrl = z.string().refine((value) => {
@@ -30,7 +30,7 @@ const serviceLabel = z.enum(SERVICE_LABELS);
 
 export const zoneSchema = z.strictObject({
   /** shown in logs; letters, digits, ".", "_" or "-" */
-  name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, '1 to 64 letters, digits, ".", "_" or "-"'),
+  name: z.string().regex(NAME, '1 to 64 letters, digits, ".", "_" or "-"'),
   points: polygon,
 });
 

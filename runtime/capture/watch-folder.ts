@@ -7,8 +7,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ApiError } from '../api/errors.js';
-import { errorMessage } from '../core/errors.js';
+import { errorMessage, Refusal } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import type { Intake } from '../ingest/intake.js';
@@ -127,7 +126,7 @@ export class WatchFolderFeature implements Feature {
         const accepted = await intake.accept(folder.tenant, { file: copy, originalName: name, contentType: '', size: after.size, fields });
         log.info('watch folder clip accepted', { folder: folder.path, file: name, id: accepted.id });
       } catch (err) {
-        if (!(err instanceof ApiError && err.status === 422)) throw err;
+        if (!(err instanceof Refusal && err.kind === 'unprocessable')) throw err;
         await this.reject(source, name, err.message);
         this.seen.delete(name);
         return;

@@ -3,9 +3,9 @@
 // camera watch per camera with watch.enabled.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Mount } from '../api/server.js';
 import type { Config } from '../config/schema.js';
 import type { Feature } from '../core/feature.js';
+import type { Mount } from '../core/http-mount.js';
 import path from 'node:path';
 import { defaultBufferRoot } from './buffer-dir.js';
 import { CameraCapture, type CameraCaptureDeps } from './camera-capture.js';

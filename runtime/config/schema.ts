@@ -4,18 +4,20 @@
 // feature and are assembled here.
 import os from 'node:os';
 import { z } from 'zod';
+// each room's config.ts is a leaf (it imports only core/ and other rooms' config.ts), so it sits on this floor
 import { integrationConfigSchema, mqttSchema, outboxSchema, webhooksSchema } from '../delivery/config.js';
 import { retentionSchema } from '../retention/config.js';
 import { inferenceSchema, modelsSchema } from '../models/config.js';
 import { camerasSchema, watchFolderSchema } from '../capture/config.js';
 import { dashboardSchema } from '../dashboard/config.js';
+import { NAME } from '../core/ids.js';
 
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
 
 export const tenantSchema = z.strictObject({
   /** appears as `tenant` in results; letters, digits, dot, dash, underscore */
-  id: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, ".", "_" or "-", at most 64'),
+  id: z.string().regex(NAME, 'letters, digits, ".", "_" or "-", at most 64'),
   /** Bearer keys of this tenant */
   api_keys: z.array(z.string().min(16, 'an API key needs at least 16 characters')).default([]),
   /** files holding one key each (secrets kept out of the config file) */

@@ -2,7 +2,7 @@
 // system (ENOSPC, EDQUOT) or SQLite (SQLITE_FULL, reported by the sqlite3 module
 // as code SQLITE_FULL). A full disk is a state that passes, not a bug: callers
 // answer 507 or retry later instead of failing for good.
-import fs from 'node:fs';
+import { diskSpace } from './disk-space.js';
 
 export function isDiskFull(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null | undefined;
@@ -20,7 +20,7 @@ export function saysNoSpace(text: string): boolean {
 const NEARLY_FULL_BYTES = 1024 * 1024;
 
 async function hasNoRoom(dir: string): Promise<boolean> {
-  const free = await fs.promises.statfs(dir).then((s) => s.bavail * s.bsize, () => Infinity);
+  const free = await diskSpace(dir).then((s) => s.freeBytes, () => Infinity);
   return free < NEARLY_FULL_BYTES;
 }
 

@@ -43,6 +43,41 @@ export class CancelledError extends Error {
   }
 }
 
+/**
+ * Why an input or a request was refused, in the domain's words. Rooms below the
+ * HTTP edge throw it and never speak HTTP: api/errors.ts turns each kind into
+ * its status at the edge, as Koa keeps errors there.
+ */
+export type RefusalKind =
+  /** the input is malformed or breaks a rule */
+  | 'invalid'
+  /** no such thing (a camera, a classification) */
+  | 'not_found'
+  /** it existed and was deleted meanwhile */
+  | 'gone'
+  /** the sender stopped sending before the input was complete */
+  | 'timeout'
+  /** larger than a configured limit */
+  | 'too_large'
+  /** a content type that is not accepted */
+  | 'unsupported_type'
+  /** well-formed, but not usable (not a video) */
+  | 'unprocessable'
+  /** the data volume has no room for it */
+  | 'no_storage';
+
+/** A refusal with the code and message the caller is answered with. */
+export class Refusal extends Error {
+  constructor(
+    readonly kind: RefusalKind,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'Refusal';
+  }
+}
+
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

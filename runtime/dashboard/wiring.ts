@@ -4,11 +4,11 @@
 import type Router from '@koa/router';
 import type { Keys } from '../api/auth.js';
 import { classificationRoutes, type ClassificationRoutesDeps } from '../api/classification-routes.js';
-import type { Mount } from '../api/server.js';
 import { cameraOwners, resolveWatchFolders } from '../capture/resolve.js';
 import type { CameraWatchStatus } from '../capture/watch.js';
 import type { Config } from '../config/schema.js';
 import type { Feature } from '../core/feature.js';
+import type { Mount } from '../core/http-mount.js';
 import type { Logger } from '../core/log.js';
 import { Integrations } from '../delivery/integrations.js';
 import type { GatewayOverview } from '../ops/overview.js';

@@ -2,8 +2,7 @@
 // the outbox drop policy and MQTT. Every key has a default, so delivery runs
 // (or stays off, for MQTT) without any of them.
 import { z } from 'zod';
-
-const FLOW = /^[A-Za-z0-9._-]{1,64}$/;
+import { NAME } from '../core/ids.js';
 
 /** An http(s) URL: anything else could never be answered, so it is refused up front. */
 export const webhookUrl = z.string().refine((value) => {
@@ -15,7 +14,7 @@ export const webhookUrl = z.string().refine((value) => {
   }
 }, 'an http:// or https:// URL');
 
-export const flowName = z.string().regex(FLOW, '1 to 64 letters, digits, ".", "_" or "-"');
+export const flowName = z.string().regex(NAME, '1 to 64 letters, digits, ".", "_" or "-"');
 
 export const integrationConfigSchema = z.strictObject({
   type: z.literal('webhook').default('webhook'),

@@ -8,8 +8,9 @@
 // depend only on the gateway and camera ids, so they stay the same across
 // restarts (as Zigbee2MQTT's do).
 import { RISKS } from '../core/analysis.js';
+import { haId } from '../core/ids.js';
 import { DETECTION_KINDS, EVENT_TYPES, type DetectionKind } from './camera-signals.js';
-import type { MqttTopics } from './mqtt-publisher.js';
+import type { MqttTopics } from './mqtt-topics.js';
 
 export interface DiscoveryCamera {
   id: string;
@@ -30,11 +31,6 @@ export interface DiscoveryInput {
   offDelayS: number;
   /** the dashboard's address, shown as the devices' "Visit" link; empty: none */
   configurationUrl: string;
-}
-
-/** Home Assistant's object and node ids allow only these characters. */
-export function haId(text: string): string {
-  return text.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
 /** The node id of every discovery topic of this gateway: <discovery prefix>/<component>/<node id>/<object id>/config. */

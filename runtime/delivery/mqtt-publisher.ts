@@ -11,9 +11,9 @@ import { redactedUrl, redactSecrets } from '../core/redact.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
-import { cameraId } from '../capture/config.js';
 import type { EventBus } from '../core/bus.js';
 import { ErrorCode, errorMessage } from '../core/errors.js';
+import { CAMERA_ID } from '../core/ids.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import { CoalescingPump } from '../core/pump.js';
@@ -24,38 +24,12 @@ import { Backoff } from './backoff.js';
 import type { MqttConfig } from './config.js';
 import { cameraSignals, DETECTION_KINDS, type DetectionKind } from './camera-signals.js';
 import { discoveryMessages, discoveryPattern, staleStateTopics, type DiscoveryCamera } from './ha-discovery.js';
+import { mqttTopics, type MqttTopics } from './mqtt-topics.js';
 import type { Outbox, OutboxRow } from './outbox.js';
 
 const BATCH = 20;
 /** a burst of queue changes makes one status message */
 const STATUS_DEBOUNCE_MS = 500;
-
-export interface MqttTopics {
-  /** <prefix>/<gateway id>: the root of every topic of this gateway */
-  base: string;
-  availability: string;
-  status: string;
-  /** the subscription for capture requests */
-  capture: string;
-  result(tenant: string): string;
-  cameraResult(camera: string): string;
-  /** retained {risk, labels, time, result_id} of the camera's last result */
-  cameraState(camera: string): string;
-  /** retained JPEG of the camera's last result */
-  cameraSnapshot(camera: string): string;
-  /** retained ON / OFF of one detection sensor (ON with a result that has it, OFF after the off delay) */
-  cameraDetection(camera: string, kind: DetectionKind): string;
-  /** every final result of the camera as a Home Assistant event (not retained) */
-  cameraEvent(camera: string): string;
-  /** retained {problem, error_code, error_msg, time, result_id}: set by a failed capture, cleared by a good result */
-  cameraProblem(camera: string): string;
-  /** a message here asks for a recording */
-  cameraCapture(camera: string): string;
-  /** the camera id of any topic under cameras/, or undefined */
-  cameraOf(topic: string): string | undefined;
-  /** the camera id of a capture request topic, or undefined for any other topic */
-  captureCamera(topic: string): string | undefined;
-}
 
 /** The gateway id when none is configured: the host name, cut to what a topic segment and an HA id allow. */
 export function defaultGatewayId(hostname = os.hostname()): string {
@@ -65,30 +39,6 @@ export function defaultGatewayId(hostname = os.hostname()): string {
 
 export function gatewayIdOf(config: Pick<MqttConfig, 'gateway_id'>): string {
   return config.gateway_id || defaultGatewayId();
-}
-
-export function mqttTopics(prefix: string, gatewayId: string): MqttTopics {
-  const base = `${prefix}/${gatewayId}`;
-  const cameras = `${base}/cameras/`;
-  return {
-    base,
-    availability: `${base}/availability`,
-    status: `${base}/status`,
-    capture: `${cameras}+/capture`,
-    result: (tenant) => `${base}/${tenant}/result`,
-    cameraResult: (camera) => `${cameras}${camera}/result`,
-    cameraState: (camera) => `${cameras}${camera}/state`,
-    cameraSnapshot: (camera) => `${cameras}${camera}/snapshot`,
-    cameraDetection: (camera, kind) => `${cameras}${camera}/${kind}`,
-    cameraEvent: (camera) => `${cameras}${camera}/event`,
-    cameraProblem: (camera) => `${cameras}${camera}/problem`,
-    cameraCapture: (camera) => `${cameras}${camera}/capture`,
-    cameraOf: (topic) => (topic.startsWith(cameras) ? topic.slice(cameras.length).split('/')[0] || undefined : undefined),
-    captureCamera: (topic) => {
-      if (!topic.startsWith(cameras) || !topic.endsWith('/capture')) return undefined;
-      return topic.slice(cameras.length, -'/capture'.length);
-    },
-  };
 }
 
 function readSecretFile(file: string, what: string): string {
@@ -293,7 +243,7 @@ export class MqttPublisher implements Feature {
     if (camera === undefined) return;
     // A retained command would fire again on every reconnect.
     if (retained) return this.deps.log.warn('ignored a retained MQTT capture request', { topic });
-    if (!cameraId.safeParse(camera).success) return this.deps.log.warn('ignored an MQTT capture request for an invalid camera id', { topic });
+    if (!CAMERA_ID.test(camera)) return this.deps.log.warn('ignored an MQTT capture request for an invalid camera id', { topic });
     this.deps.log.info('capture requested over MQTT', { camera, bytes: payload.length });
     this.deps.bus.emit('capture.requested', { camera, source: 'mqtt' });
   }
@@ -392,7 +342,7 @@ export class MqttPublisher implements Feature {
    */
   private cameraMessages(row: ClassificationRow, json: string): Array<[string, string | Buffer, boolean]> {
     const camera = row.camera_id;
-    if (!camera || this.deps.cameraOwners.get(camera) !== row.tenant || !cameraId.safeParse(camera).success) return [];
+    if (!camera || this.deps.cameraOwners.get(camera) !== row.tenant || !CAMERA_ID.test(camera)) return [];
     const state = { risk: row.risk, labels: JSON.parse(row.labels) as string[], time: row.created_at, result_id: row.id, error_code: row.error_code };
     // Home Assistant's: the event, the detection sensors it turns on, the camera's problem
     const signals = cameraSignals(row);

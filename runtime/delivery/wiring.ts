@@ -1,8 +1,7 @@
 // Builds the delivery parts from the config, for the composition root: the
 // config integrations synced into the table, the webhook sender, the outbox
-// drop policy, the MQTT publisher (when enabled) and the admin routes.
-import { adminRoutes } from '../api/admin-routes.js';
-import type { Mount } from '../api/server.js';
+// drop policy and the MQTT publisher (when enabled), and what the admin API
+// (api/admin-routes.ts, mounted by the daemon) reads.
 import { cameraOwners } from '../capture/resolve.js';
 import type { Config } from '../config/schema.js';
 import type { EventBus } from '../core/bus.js';
@@ -11,7 +10,6 @@ import type { Logger } from '../core/log.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import type { Database } from '../store/db.js';
 import type { MediaFiles } from '../store/media-files.js';
-import { dashboardUrl } from '../dashboard/url.js';
 import { OutboxDropPolicy } from './drop-policy.js';
 import type { StatusSource } from './mqtt-publisher.js';
 import { Integrations } from './integrations.js';
@@ -21,14 +19,16 @@ import { WebhookSender } from './webhook-sender.js';
 export interface DeliveryParts {
   /** webhook sender, drop policy, MQTT publisher: start them before the job runner, so results finishing during shutdown still go out */
   features: Feature[];
-  /** the admin API (mount with access 'admin') */
-  adminMount: Mount;
+  /** for the admin API: the integrations table, the outbox, and the deliveries dropped by the outbox policy since start */
+  integrations: Integrations;
+  outbox: Outbox;
+  droppedSinceStart: () => Record<string, number>;
 }
 
 export async function buildDelivery(
   config: Config,
   deps: {
-    db: Database; store: ClassificationStore; files: MediaFiles; bus: EventBus; defaultFlows: Map<string, string>; version: string; log: Logger;
+    db: Database; store: ClassificationStore; files: MediaFiles; bus: EventBus; defaultFlows: Map<string, string>; version: string; configurationUrl: string; log: Logger;
     /** the gateway's status, for MQTT's status message */
     status: StatusSource;
   },
@@ -56,13 +56,8 @@ export async function buildDelivery(
     const cameras = config.cameras.map((c) => ({ id: c.id, name: c.name || c.id, records: Boolean(c.url) }));
     features.push(new MqttPublisher({
       outbox, store, bus, config: config.mqtt, status: deps.status, files: deps.files, cameras, cameraOwners: cameraOwners(config),
-      version: deps.version, configurationUrl: dashboardUrl(config.server), log: log.child('mqtt'),
+      version: deps.version, configurationUrl: deps.configurationUrl, log: log.child('mqtt'),
     }));
   }
-  const router = adminRoutes({
-    integrations, outbox, store,
-    tenants: deps.defaultFlows,
-    droppedSinceStart: () => Object.fromEntries(dropPolicy.dropped),
-  });
-  return { features, adminMount: { access: 'admin', router } };
+  return { features, integrations, outbox, droppedSinceStart: () => Object.fromEntries(dropPolicy.dropped) };
 }

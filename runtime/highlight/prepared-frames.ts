@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClipInfo, FrameCopy } from '../core/analysis.js';
+import { diskSpaceSync } from '../core/disk-space.js';
 import { geometryOf, SCALER } from './filters.js';
 
 const FRAMES_FILE = '.highlight-frames.yuv';
@@ -61,8 +62,7 @@ export function framesWithRoom(clip: ClipShape, outPath: string, keepFreeBytes: 
   const frames = framesFor(clip, outPath);
   if (!frames) return undefined;
   try {
-    const volume = fs.statfsSync(path.dirname(outPath));
-    return volume.bavail * volume.bsize - keepFreeBytes >= ROOM_PER_COPY * copyBytes(clip, frames) ? frames : undefined;
+    return diskSpaceSync(path.dirname(outPath)).freeBytes - keepFreeBytes >= ROOM_PER_COPY * copyBytes(clip, frames) ? frames : undefined;
   } catch {
     return undefined; // the folder is gone (deleted meanwhile): nothing to prepare
   }

@@ -5,22 +5,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClipInfo } from '../core/analysis.js';
-import { saysNoSpace, writeAndReadBack } from '../core/disk-full.js';
+import { writeAndReadBack } from '../core/disk-full.js';
 import { CancelledError } from '../core/errors.js';
-import { spawnTool } from '../core/spawn.js';
-import { ffmpegPath } from '../core/tools.js';
 import { probeClip } from '../pipeline/probe.js';
 import type { HighlightRenderer, HighlightRequest, HighlightStage } from '../jobs/stages.js';
+import { runFfmpeg } from './ffmpeg.js';
 import { buildFilterChain, geometryOf } from './filters.js';
 import { captionFont } from './font.js';
 import { planHighlight } from './plan.js';
 import { discardFrames, framesWithRoom, preparedFrames, preparedInput } from './prepared-frames.js';
 import { renderSnapshots } from './snapshot.js';
-
-/** A render that takes longer than this is stuck (a 10 s cut takes seconds even on a Pi). */
-const RENDER_TIMEOUT_MS = 5 * 60_000;
-/** Keep only the end of ffmpeg's error output: the last lines say what went wrong. */
-const STDERR_TAIL = 4096;
 
 /** The highlight video and the snapshots beside it (the same lifecycle: media/<id>/). */
 export const renderHighlight: HighlightRenderer = async (request) => {
@@ -75,29 +69,4 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
   } finally {
     await fs.promises.rm(scriptPath, { force: true });
   }
-}
-
-export function runFfmpeg(args: string[], signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawnTool(ffmpegPath, args, { pipes: [2], signal, timeoutMs: RENDER_TIMEOUT_MS });
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-STDERR_TAIL);
-    });
-    child.once('error', (err) => {
-      if (signal.aborted) reject(signal.reason ?? new CancelledError());
-      else reject(err);
-    });
-    child.once('close', (code, killedBy) => {
-      if (signal.aborted) return reject(signal.reason ?? new CancelledError());
-      const noSpace = saysNoSpace(stderr);
-      if (code === 0 && !noSpace) return resolve();
-      const why = stderr.trim().split('\n').filter(Boolean).pop() ?? '';
-      const how = killedBy ? `was killed (${killedBy}${killedBy === 'SIGKILL' ? ', timed out' : ''})` : `exited with code ${code}`;
-      const failure = new Error(`ffmpeg ${how}${why ? `: ${why.replace(args[args.indexOf('-i') + 1], 'input')}` : ''}`);
-      // a full volume may be said before the last line ("Conversion failed!"), or with exit code 0
-      if (noSpace) Object.assign(failure, { code: 'ENOSPC' });
-      reject(failure);
-    });
-  });
 }

@@ -8,11 +8,11 @@ import type { Analysis, KeyFrame } from '../core/analysis.js';
 import { writeAndReadBack } from '../core/disk-full.js';
 import type { HighlightRequest } from '../jobs/stages.js';
 import { CLEAN_SNAPSHOT_FILE, SNAPSHOT_FILE } from '../store/media-files.js';
+import { runFfmpeg } from './ffmpeg.js';
 import { RISK_COLOURS, SCALER, filter, geometryOf, literal } from './filters.js';
 import { captionFont } from './font.js';
 import { preparedFrames, preparedInput } from './prepared-frames.js';
 import { relevantDetections } from './plan.js';
-import { runFfmpeg } from './render.js';
 
 
 /** The keyframe that drove the result most, with only the detections that drove it; null without keyframes. */

@@ -5,7 +5,7 @@
 // it chose what it chose.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Manifest, ModelEntry, PackFile } from '../models/manifest.js';
+import type { Manifest, ModelEntry, PackFile } from '../core/model-manifest.js';
 
 export type Device = 'auto' | 'cpu' | 'edgetpu';
 

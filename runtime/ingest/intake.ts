@@ -5,9 +5,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ApiError } from '../api/errors.js';
 import type { EventBus } from '../core/bus.js';
-import { PipelineError } from '../core/errors.js';
+import { PipelineError, Refusal } from '../core/errors.js';
+import { NAME } from '../core/ids.js';
 import type { Logger } from '../core/log.js';
 import { probeClip } from '../pipeline/probe.js';
 import type { ClassificationStore } from '../store/classifications.js';
@@ -28,7 +28,6 @@ export interface Acceptance {
   accepted_at: string;
 }
 
-const FLOW = /^[A-Za-z0-9._-]{1,64}$/;
 /** metadata is stored and returned as submitted: bounded so a hostile sender cannot exhaust the stack or the store */
 export const METADATA_MAX_BYTES = 64 * 1024;
 export const METADATA_MAX_DEPTH = 32;
@@ -51,12 +50,12 @@ export class Intake {
 
   async accept(tenant: string, s: Submission): Promise<Acceptance> {
     const fields = parseFields(s.fields, this.defaultFlows.get(tenant) ?? 'default');
-    if (s.originalName.length > NAME_MAX) throw new ApiError(400, 'invalid_videoname', `the video's name is longer than ${NAME_MAX} characters`);
+    if (s.originalName.length > NAME_MAX) throw new Refusal('invalid', 'invalid_videoname', `the video's name is longer than ${NAME_MAX} characters`);
     let clip;
     try {
       clip = await probeClip(s.file);
     } catch (err) {
-      if (err instanceof PipelineError) throw new ApiError(422, 'invalid_video', err.message);
+      if (err instanceof PipelineError) throw new Refusal('unprocessable', 'invalid_video', err.message);
       throw err;
     }
     const id = crypto.randomUUID();
@@ -108,35 +107,35 @@ export function parseFields(fields: Record<string, string>, defaultFlow: string)
   let metadata: Record<string, unknown> = {};
   if (fields.metadata !== undefined && fields.metadata.trim() !== '') {
     if (Buffer.byteLength(fields.metadata) > METADATA_MAX_BYTES) {
-      throw new ApiError(400, 'invalid_metadata', `metadata is larger than the limit of ${METADATA_MAX_BYTES} bytes`);
+      throw new Refusal('invalid', 'invalid_metadata', `metadata is larger than the limit of ${METADATA_MAX_BYTES} bytes`);
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(fields.metadata);
     } catch (err) {
-      throw new ApiError(400, 'invalid_metadata', `metadata is not valid JSON: ${(err as Error).message}`);
+      throw new Refusal('invalid', 'invalid_metadata', `metadata is not valid JSON: ${(err as Error).message}`);
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw new ApiError(400, 'invalid_metadata', 'metadata must be a JSON object, e.g. {"camera_id": "cam-1", "site_id": 12}');
+      throw new Refusal('invalid', 'invalid_metadata', 'metadata must be a JSON object, e.g. {"camera_id": "cam-1", "site_id": 12}');
     }
     const depth = nestingDepth(parsed);
     if (depth > METADATA_MAX_DEPTH) {
-      throw new ApiError(400, 'invalid_metadata', `metadata nests objects and arrays ${depth} deep, over the limit of ${METADATA_MAX_DEPTH}`);
+      throw new Refusal('invalid', 'invalid_metadata', `metadata nests objects and arrays ${depth} deep, over the limit of ${METADATA_MAX_DEPTH}`);
     }
     metadata = parsed as Record<string, unknown>;
   }
   let analyseId: number | null = null;
   if (fields.analyse_id !== undefined && fields.analyse_id !== '') {
     if (!/^-?\d+$/.test(fields.analyse_id) || !Number.isSafeInteger(Number(fields.analyse_id))) {
-      throw new ApiError(400, 'invalid_analyse_id', `analyse_id must be an integer, got "${fields.analyse_id.slice(0, 40)}"`);
+      throw new Refusal('invalid', 'invalid_analyse_id', `analyse_id must be an integer, got "${fields.analyse_id.slice(0, 40)}"`);
     }
     analyseId = Number(fields.analyse_id);
   }
   const parentId = fields.parent_id ?? '';
-  if (parentId.length > 256) throw new ApiError(400, 'invalid_parent_id', 'parent_id is longer than 256 characters');
-  if ((fields.camera_id ?? '').length > NAME_MAX) throw new ApiError(400, 'invalid_camera_id', `camera_id is longer than ${NAME_MAX} characters`);
+  if (parentId.length > 256) throw new Refusal('invalid', 'invalid_parent_id', 'parent_id is longer than 256 characters');
+  if ((fields.camera_id ?? '').length > NAME_MAX) throw new Refusal('invalid', 'invalid_camera_id', `camera_id is longer than ${NAME_MAX} characters`);
   const flow = fields.flow || defaultFlow;
-  if (!FLOW.test(flow)) throw new ApiError(400, 'invalid_flow', 'flow must be 1 to 64 letters, digits, ".", "_" or "-"');
+  if (!NAME.test(flow)) throw new Refusal('invalid', 'invalid_flow', 'flow must be 1 to 64 letters, digits, ".", "_" or "-"');
   return { metadata, analyseId, parentId, cameraId: cameraIdOf(metadata, fields), flow };
 }
 

@@ -9,8 +9,8 @@ import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
-import { ApiError } from '../api/errors.js';
 import { isDiskFull } from '../core/disk-full.js';
+import { Refusal } from '../core/errors.js';
 import { METADATA_MAX_BYTES } from './intake.js';
 
 /** At most this many file parts (one is used: "video"), text fields, and bytes of all text fields together. */
@@ -36,11 +36,11 @@ const RAW_TYPES = ['video/*', 'application/octet-stream'];
 export async function receiveUpload(ctx: Context, incomingDir: string, maxBytes: number): Promise<ReceivedUpload> {
   const declared = Number(ctx.get('content-length'));
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  if (!ctx.request.type) throw new ApiError(400, 'empty_body', 'no video: send multipart/form-data with a "video" part, or the clip itself as the body with Content-Type video/* or application/octet-stream');
+  if (!ctx.request.type) throw new Refusal('invalid', 'empty_body', 'no video: send multipart/form-data with a "video" part, or the clip itself as the body with Content-Type video/* or application/octet-stream');
   const workDir = await fs.promises.mkdtemp(path.join(incomingDir, 'upload-'));
   try {
     const upload = ctx.is('multipart') ? await receiveMultipart(ctx, workDir, maxBytes) : await receiveRaw(ctx, workDir, maxBytes);
-    if (upload.size === 0) throw new ApiError(400, 'empty_body', 'the video is empty (0 bytes)');
+    if (upload.size === 0) throw new Refusal('invalid', 'empty_body', 'the video is empty (0 bytes)');
     return upload;
   } catch (err) {
     await fs.promises.rm(workDir, { recursive: true, force: true });
@@ -49,34 +49,34 @@ export async function receiveUpload(ctx: Context, incomingDir: string, maxBytes:
 }
 
 /** The disk filled while the upload was written: 507, as when admission refuses it up front. */
-function diskFull(err: unknown): ApiError | undefined {
+function diskFull(err: unknown): Refusal | undefined {
   if (!isDiskFull(err)) return undefined;
-  return new ApiError(507, 'insufficient_storage', 'the data volume filled up while the upload was written: the clip was not stored');
+  return new Refusal('no_storage', 'insufficient_storage', 'the data volume filled up while the upload was written: the clip was not stored');
 }
 
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, 'too_large', `the upload is larger than the limit of ${maxBytes} bytes (server.max_upload_bytes)`);
+function tooLarge(maxBytes: number): Refusal {
+  return new Refusal('too_large', 'too_large', `the upload is larger than the limit of ${maxBytes} bytes (server.max_upload_bytes)`);
 }
 
 /** Formidable's error codes (formidable/src/FormidableError.js) that name a limit of ours. */
 const FORMIDABLE = { maxFieldsSizeExceeded: 1006, maxFieldsExceeded: 1007, biggerThanTotalMaxFileSize: 1009, maxFilesExceeded: 1015, biggerThanMaxFileSize: 1016 };
 
 /** Each refusal of a multipart body names its real cause. */
-function multipartRefusal(err: unknown, maxBytes: number): ApiError {
-  if (err instanceof ApiError) return err;
+function multipartRefusal(err: unknown, maxBytes: number): Refusal {
+  if (err instanceof Refusal) return err;
   const e = err as Error & { code?: unknown };
   switch (e.code) {
     case FORMIDABLE.biggerThanMaxFileSize:
     case FORMIDABLE.biggerThanTotalMaxFileSize:
       return tooLarge(maxBytes);
     case FORMIDABLE.maxFilesExceeded:
-      return new ApiError(400, 'bad_multipart', `the form has more than ${MAX_FILE_PARTS} file parts; send one "video" part`);
+      return new Refusal('invalid', 'bad_multipart', `the form has more than ${MAX_FILE_PARTS} file parts; send one "video" part`);
     case FORMIDABLE.maxFieldsExceeded:
-      return new ApiError(400, 'bad_multipart', `the form has more than ${MAX_FIELDS} text fields`);
+      return new Refusal('invalid', 'bad_multipart', `the form has more than ${MAX_FIELDS} text fields`);
     case FORMIDABLE.maxFieldsSizeExceeded:
-      return new ApiError(413, 'fields_too_large', `the form's text fields are larger than ${MAX_FIELDS_BYTES} bytes together (metadata may be at most ${METADATA_MAX_BYTES} bytes)`);
+      return new Refusal('too_large', 'fields_too_large', `the form's text fields are larger than ${MAX_FIELDS_BYTES} bytes together (metadata may be at most ${METADATA_MAX_BYTES} bytes)`);
   }
-  return diskFull(err) ?? new ApiError(400, 'bad_multipart', `the multipart body could not be read: ${e.message}`);
+  return diskFull(err) ?? new Refusal('invalid', 'bad_multipart', `the multipart body could not be read: ${e.message}`);
 }
 
 function queryFields(ctx: Context): Record<string, string> {
@@ -106,7 +106,7 @@ async function receiveMultipart(ctx: Context, workDir: string, maxBytes: number)
   const video = Array.isArray(part) ? part[0] : part;
   if (!video) {
     const names = Object.keys(files);
-    throw new ApiError(400, 'missing_video', `no "video" file part in the form${names.length ? ` (got: ${names.join(', ')})` : ''}`);
+    throw new Refusal('invalid', 'missing_video', `no "video" file part in the form${names.length ? ` (got: ${names.join(', ')})` : ''}`);
   }
   const fields: Record<string, string> = queryFields(ctx);
   for (const [k, v] of Object.entries((ctx.request.body ?? {}) as Record<string, unknown>)) {
@@ -125,7 +125,7 @@ async function receiveMultipart(ctx: Context, workDir: string, maxBytes: number)
 
 async function receiveRaw(ctx: Context, workDir: string, maxBytes: number): Promise<ReceivedUpload> {
   if (!ctx.is(RAW_TYPES)) {
-    throw new ApiError(415, 'unsupported_media_type', `Content-Type ${ctx.request.type} is not accepted: use multipart/form-data, video/* or application/octet-stream`);
+    throw new Refusal('unsupported_type', 'unsupported_media_type', `Content-Type ${ctx.request.type} is not accepted: use multipart/form-data, video/* or application/octet-stream`);
   }
   const file = path.join(workDir, crypto.randomUUID());
   let size = 0;
@@ -138,8 +138,8 @@ async function receiveRaw(ctx: Context, workDir: string, maxBytes: number): Prom
   try {
     await pipeline(ctx.req, limit, fs.createWriteStream(file));
   } catch (err) {
-    if (err instanceof ApiError) throw err;
-    throw diskFull(err) ?? new ApiError(400, 'upload_interrupted', `the upload did not complete: ${(err as Error).message}`);
+    if (err instanceof Refusal) throw err;
+    throw diskFull(err) ?? new Refusal('invalid', 'upload_interrupted', `the upload did not complete: ${(err as Error).message}`);
   }
   return { file, workDir, originalName: ctx.query.videoname ? String(ctx.query.videoname) : '', contentType: ctx.request.type, size, fields: queryFields(ctx) };
 }

@@ -8,9 +8,9 @@ import { explainLoadError, type Backend } from '../inference/backends.js';
 import { InterpreterPool } from '../inference/pool.js';
 import type { Warmup } from '../inference/protocol.js';
 import { embeddedFiles, readModelTensors } from '../inference/tflite-file.js';
-import type { LoadedModel } from '../pipeline/clip-classifier.js';
+import type { LoadedModel } from '../pipeline/loaded-model.js';
 import { buildLabelMap, parseLabels } from '../pipeline/label-map.js';
-import type { Manifest } from './manifest.js';
+import type { Manifest } from '../core/model-manifest.js';
 
 export interface PackRuntime {
   models: LoadedModel[];

@@ -6,7 +6,8 @@
 // pack active or the new one; the previously active packs stay for rollback.
 import fs from 'node:fs';
 import path from 'node:path';
-import { readManifest, type Manifest } from './manifest.js';
+import type { Manifest } from '../core/model-manifest.js';
+import { readManifest } from './manifest.js';
 
 export interface InstalledPack {
   id: string;

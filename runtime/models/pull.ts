@@ -12,7 +12,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from '../core/log.js';
 import { cpuBackend } from '../inference/backends.js';
 import { loadPack } from './load-pack.js';
-import { packFiles, parseManifest, type Manifest, type PackFile } from './manifest.js';
+import type { Manifest, PackFile } from '../core/model-manifest.js';
+import { packFiles, parseManifest } from './manifest.js';
 import { packId, type PackStore } from './pack-store.js';
 
 export interface PullOptions {

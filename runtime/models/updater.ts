@@ -7,7 +7,8 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
 import type { ModelsConfig } from './config.js';
-import { bundledManifest, compareVersions, type Manifest } from './manifest.js';
+import type { Manifest } from '../core/model-manifest.js';
+import { bundledManifest, compareVersions } from './manifest.js';
 import type { PackStore } from './pack-store.js';
 import { publishedManifest, pullPack } from './pull.js';
 

@@ -1,7 +1,7 @@
 // The readiness checks ops owns: the database answers, and the data volume has
 // room. (The model check is plugged in by the inference side.)
-import fs from 'node:fs';
 import type { Config } from '../config/schema.js';
+import { diskSpace } from '../core/disk-space.js';
 import type { Queryable } from '../store/db.js';
 import type { CheckResult } from './readiness.js';
 
@@ -14,17 +14,6 @@ export function minFreeBytes(config: Config): number {
   return typeof retention?.min_free_bytes === 'number' ? retention.min_free_bytes : FALLBACK_MIN_FREE_BYTES;
 }
 
-export interface VolumeSpace {
-  freeBytes: number;
-  totalBytes: number;
-}
-
-/** Space on the volume holding dir, as an unprivileged process may use it (bavail, not bfree). */
-export async function volumeSpace(dir: string): Promise<VolumeSpace> {
-  const s = await fs.promises.statfs(dir);
-  return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
-}
-
 export function databaseCheck(db: Queryable): () => Promise<CheckResult> {
   return async () => {
     const row = await db.get<{ ok: number }>('SELECT 1 AS ok');
@@ -35,7 +24,7 @@ export function databaseCheck(db: Queryable): () => Promise<CheckResult> {
 export function diskCheck(dataDir: string, minFree: number): () => Promise<CheckResult> {
   const mib = (n: number) => `${Math.floor(n / (1024 * 1024))} MiB`;
   return async () => {
-    const { freeBytes } = await volumeSpace(dataDir);
+    const { freeBytes } = await diskSpace(dataDir);
     const ok = freeBytes >= minFree;
     return { ok, detail: `${mib(freeBytes)} free, minimum ${mib(minFree)}` };
   };

@@ -8,6 +8,7 @@ import path from 'node:path';
 import mqtt from 'mqtt';
 import sqlite3 from 'sqlite3';
 import type { Config } from '../config/schema.js';
+import { diskSpace } from '../core/disk-space.js';
 import { silentLogger } from '../core/log.js';
 import { trimCHeap } from '../core/memory.js';
 import { runTool, spawnsWithoutFork } from '../core/spawn.js';
@@ -15,13 +16,13 @@ import { whyUnreachable } from '../core/tcp.js';
 import { ffmpegPath, ffprobePath } from '../core/tools.js';
 import { checkCamera } from '../capture/camera-check.js';
 import { resolveCameras } from '../capture/resolve.js';
-import { clientOptions, gatewayIdOf, mqttTopics } from '../delivery/mqtt-publisher.js';
+import { clientOptions, gatewayIdOf } from '../delivery/mqtt-publisher.js';
+import { mqttTopics } from '../delivery/mqtt-topics.js';
 import { captionFont } from '../highlight/font.js';
 import { chooseBackend, findEdgeTpuLibrary } from '../inference/backends.js';
 import { loadPack } from '../models/load-pack.js';
 import { packFiles } from '../models/manifest.js';
 import { PackStore } from '../models/pack-store.js';
-import { diskSpace } from '../retention/disk.js';
 
 
 export interface Finding {

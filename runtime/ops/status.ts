@@ -14,7 +14,7 @@ import type { RetentionConfig } from '../retention/config.js';
 import { RetentionQueries } from '../retention/retention-queries.js';
 import type { Database } from '../store/db.js';
 import { ChildrenSampler, type ChildKind, type ChildrenSample } from './children.js';
-import { volumeSpace } from './core-checks.js';
+import { diskSpace } from '../core/disk-space.js';
 import type { Readiness, ReadinessReport } from './readiness.js';
 import { databaseBytes as databaseFileBytes, mediaBytes as storedMediaBytes } from './store-size.js';
 
@@ -106,7 +106,7 @@ export class GatewayStatusReader implements Feature {
         return { mediaBytes, classifications, databaseBytes };
       },
       disk: async () => {
-        const { freeBytes, totalBytes } = await volumeSpace(deps.dataDir);
+        const { freeBytes, totalBytes } = await diskSpace(deps.dataDir);
         return { freeBytes, totalBytes };
       },
       retentionBounds: () => ({

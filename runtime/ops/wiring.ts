@@ -2,9 +2,9 @@
 // database and disk checks; other parts register theirs), the gateway's status
 // (the read model of /metrics, the dashboard and MQTT), the metrics, the public
 // health/metrics routes and the systemd notifier.
-import type { Mount } from '../api/server.js';
 import type { Config } from '../config/schema.js';
 import type { EventBus } from '../core/bus.js';
+import type { Mount } from '../core/http-mount.js';
 import type { Logger } from '../core/log.js';
 import type { ModelService } from '../models/model-service.js';
 import type { Database } from '../store/db.js';

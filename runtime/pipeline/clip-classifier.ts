@@ -5,26 +5,17 @@ import { setMaxListeners } from 'node:events';
 import sharp from 'sharp';
 import type { Analysis, Box, CameraRules, ClipInfo, Classifier, Detection, FrameCopy } from '../core/analysis.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
-import type { Manifest, ModelEntry } from '../models/manifest.js';
+import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
-import type { TensorQuant } from '../inference/tflite-file.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
 import { closerLooksAgree, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type Doubt, type FrameFindings } from './decide.js';
 import type { MoverTrack } from './small-movers.js';
 import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
-import type { LabelMap } from './label-map.js';
 import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
 import { DECODERS, type Scores } from './decoders.js';
-
-/** A model of the loaded pack, ready to run. */
-export interface LoadedModel {
-  entry: ModelEntry;
-  labelMap: LabelMap;
-  input: TensorQuant;
-  output: TensorQuant;
-}
+import type { LoadedModel } from './loaded-model.js';
 
 export interface ClipClassifierOptions {
   manifest: Manifest;

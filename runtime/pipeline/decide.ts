@@ -2,7 +2,7 @@
 // the result: label scores aggregated over frames, the weather labels from
 // the motion pattern, and the risk rules (runtime/pipeline/README.md, "Labels and risk").
 import type { Box, CameraRules, Detection, KeyFrame, Risk, ServiceLabel } from '../core/analysis.js';
-import type { Manifest } from '../models/manifest.js';
+import type { Manifest } from '../core/model-manifest.js';
 import { area, centreDistance, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';

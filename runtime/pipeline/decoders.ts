@@ -3,9 +3,9 @@
 // label scores for the view, and boxed findings in frame coordinates.
 import type { Box, Detection, Scores, ServiceLabel } from '../core/analysis.js';
 import type { InferenceOutput } from '../inference/protocol.js';
-import type { ModelEntry } from '../models/manifest.js';
+import type { ModelEntry } from '../core/model-manifest.js';
 import { fromCrop } from './boxes.js';
-import type { LoadedModel } from './clip-classifier.js';
+import type { LoadedModel } from './loaded-model.js';
 import { segmentDetections } from './segments.js';
 
 export type { Scores };

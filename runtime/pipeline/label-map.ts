@@ -3,7 +3,7 @@
 // once (ImageNet's animals), and "identity" serves packs trained on exactly
 // the service's labels.
 import { SERVICE_LABELS, type ServiceLabel } from '../core/analysis.js';
-import type { ModelEntry } from '../models/manifest.js';
+import type { ModelEntry } from '../core/model-manifest.js';
 
 export interface ClassTarget {
   label: ServiceLabel;

@@ -4,18 +4,18 @@
 // new clip is refused too: its result could not be stored either. Reads,
 // deletes and deliveries do not pass through here.
 import type { Context } from 'koa';
-import { ApiError } from '../api/errors.js';
+import { Refusal } from '../core/errors.js';
 import type { Pruner } from './pruner.js';
 
 export function storageAdmission(pruner: Pruner, jobsWaitingForSpace: () => boolean = () => false): (ctx: Context) => Promise<void> {
   return async (ctx) => {
     if (jobsWaitingForSpace()) {
-      throw new ApiError(507, 'insufficient_storage', 'not enough storage for this upload: the data volume is full and accepted clips are waiting for space');
+      throw new Refusal('no_storage', 'insufficient_storage', 'not enough storage for this upload: the data volume is full and accepted clips are waiting for space');
     }
     const declared = Number(ctx.get('content-length'));
     const bytes = Number.isSafeInteger(declared) && declared > 0 ? declared : 0;
     const tenant = typeof ctx.state?.tenant === 'string' ? ctx.state.tenant : undefined;
     const reason = await pruner.admit({ count: 1, bytes, tenant });
-    if (reason) throw new ApiError(507, 'insufficient_storage', `not enough storage for this upload: ${reason}`);
+    if (reason) throw new Refusal('no_storage', 'insufficient_storage', `not enough storage for this upload: ${reason}`);
   };
 }

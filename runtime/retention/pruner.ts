@@ -9,7 +9,7 @@ import type { EventBus } from '../core/bus.js';
 import type { Logger } from '../core/log.js';
 import type { MediaFiles } from '../store/media-files.js';
 import type { RetentionLimits } from './config.js';
-import type { DiskReader } from './disk.js';
+import type { DiskReader } from '../core/disk-space.js';
 import type { Candidate, RetentionQueries } from './retention-queries.js';
 
 /** The deletion path (runtime/jobs/deletion.ts). */

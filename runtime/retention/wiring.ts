@@ -8,7 +8,7 @@ import type { Database } from '../store/db.js';
 import type { MediaFiles } from '../store/media-files.js';
 import { retentionLimits, type RetentionConfig } from './config.js';
 import { storageAdmission } from './admission.js';
-import { diskSpace } from './disk.js';
+import { diskSpace } from '../core/disk-space.js';
 import { Pruner, type ClassificationDeleter } from './pruner.js';
 import { RetentionQueries } from './retention-queries.js';
 import { Retention } from './retention-feature.js';

@@ -3,11 +3,10 @@
 // classification's files is one recursive removal and an orphan is a folder.
 import fs from 'node:fs';
 import path from 'node:path';
+import { CLASSIFICATION_ID } from '../core/ids.js';
 
 export const SNAPSHOT_FILE = 'snapshot.jpg';
 export const CLEAN_SNAPSHOT_FILE = 'snapshot-clean.jpg';
-
-export const ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export class MediaFiles {
   constructor(readonly dataDir: string) {}
@@ -20,7 +19,7 @@ export class MediaFiles {
     return path.join(this.dataDir, 'incoming');
   }
   folder(id: string): string {
-    if (!ID_PATTERN.test(id)) throw new Error(`not a classification id: ${id}`);
+    if (!CLASSIFICATION_ID.test(id)) throw new Error(`not a classification id: ${id}`);
     return path.join(this.mediaDir, id);
   }
   clipPath(id: string, filename: string): string {
@@ -64,6 +63,6 @@ export class MediaFiles {
   /** Ids that have a media folder. */
   async listIds(): Promise<string[]> {
     const names = await fs.promises.readdir(this.mediaDir).catch(() => [] as string[]);
-    return names.filter((n) => ID_PATTERN.test(n));
+    return names.filter((n) => CLASSIFICATION_ID.test(n));
   }
 }

@@ -6,9 +6,10 @@ import { expect } from 'chai';
 import { RISKS } from '../../runtime/core/analysis.js';
 import { DETECTION_KINDS, EVENT_TYPES } from '../../runtime/delivery/camera-signals.js';
 import {
-  discoveryMessages, discoveryNode, discoveryPattern, haId, staleStateTopics, type DiscoveryInput,
+  discoveryMessages, discoveryNode, discoveryPattern, staleStateTopics, type DiscoveryInput,
 } from '../../runtime/delivery/ha-discovery.js';
-import { mqttTopics } from '../../runtime/delivery/mqtt-publisher.js';
+import { haId } from '../../runtime/core/ids.js';
+import { mqttTopics } from '../../runtime/delivery/mqtt-topics.js';
 import { discoveryProblems } from './ha-schema.js';
 import { topicMatches } from './helpers.js';
 

@@ -2,7 +2,8 @@
 // topic of a gateway under <prefix>/<gateway id>, a camera's id read back from its topics, and
 // the capture subscription matching exactly the capture topics.
 import { expect } from 'chai';
-import { defaultGatewayId, gatewayIdOf, mqttTopics, type MqttTopics } from '../../runtime/delivery/mqtt-publisher.js';
+import { defaultGatewayId, gatewayIdOf } from '../../runtime/delivery/mqtt-publisher.js';
+import { mqttTopics, type MqttTopics } from '../../runtime/delivery/mqtt-topics.js';
 import { DETECTION_KINDS } from '../../runtime/delivery/camera-signals.js';
 import { topicMatches } from './helpers.js';
 

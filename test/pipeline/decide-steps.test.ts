@@ -3,7 +3,7 @@
 // creatures where no one is, the risk. decide.test.ts checks the rules end to end.
 import { expect } from 'chai';
 import type { Box, CameraRules, Detection, ServiceLabel } from '../../runtime/core/analysis.js';
-import type { Manifest } from '../../runtime/models/manifest.js';
+import type { Manifest } from '../../runtime/core/model-manifest.js';
 import {
   creaturesWhereNoOne, foundRule, judgeOf as packJudge, rainScore, riskOf, secondOpinions, weather, type FrameFindings, type Judge,
 } from '../../runtime/pipeline/decide.js';

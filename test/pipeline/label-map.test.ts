@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { bundledManifest, type ModelEntry } from '../../runtime/models/manifest.js';
+import type { ModelEntry } from '../../runtime/core/model-manifest.js';
+import { bundledManifest } from '../../runtime/models/manifest.js';
 import { buildLabelMap, parseLabels } from '../../runtime/pipeline/label-map.js';
 import { SHARED_MODELS } from '../support/paths.js';
 

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '../../runtime/store/db.js';
-import { ID_PATTERN } from '../../runtime/store/media-files.js';
+import { CLASSIFICATION_ID } from '../../runtime/core/ids.js';
 
 export interface StoreState {
   /** ids of rows not being deleted, oldest first */
@@ -29,7 +29,7 @@ export function mediaOnDisk(dataDir: string): { folderIds: string[]; fileBytes: 
   const folderIds: string[] = [];
   let fileBytes = 0;
   // a prune may be removing folders while this runs: what vanished meanwhile is not there
-  for (const id of fs.readdirSync(media).filter((n) => ID_PATTERN.test(n)).sort()) {
+  for (const id of fs.readdirSync(media).filter((n) => CLASSIFICATION_ID.test(n)).sort()) {
     let names: string[];
     try {
       names = fs.readdirSync(path.join(media, id));

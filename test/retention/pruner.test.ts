@@ -3,7 +3,7 @@
 // file giving its space back.
 import fs from 'node:fs';
 import { expect } from 'chai';
-import { ApiError } from '../../runtime/api/errors.js';
+import { Refusal } from '../../runtime/core/errors.js';
 import { storageAdmission } from '../../runtime/retention/admission.js';
 import { markVanishedMedia } from '../../runtime/retention/vanished-media.js';
 import { toResultJson } from '../../runtime/store/result-json.js';
@@ -158,8 +158,8 @@ describe('retention pruner', function () {
 
     // larger than everything that could be pruned: refused, and nothing is deleted for nothing
     const err = await admit(ctx(10_000)).then(() => undefined, (e: unknown) => e);
-    expect(err).to.be.instanceOf(ApiError);
-    expect(err).to.include({ status: 507, code: 'insufficient_storage' });
+    expect(err).to.be.instanceOf(Refusal);
+    expect(err).to.include({ kind: 'no_storage', code: 'insufficient_storage' });
     expect(await f.ids()).to.deep.equal(ids.slice(2));
     await expectConsistent();
   });

@@ -8,7 +8,7 @@ import { EventBus } from '../../runtime/core/bus.js';
 import { createLogger, type Logger } from '../../runtime/core/log.js';
 import { Deleter } from '../../runtime/jobs/deletion.js';
 import { retentionSchema, retentionLimits, type RetentionConfig } from '../../runtime/retention/config.js';
-import { diskSpace } from '../../runtime/retention/disk.js';
+import { diskSpace } from '../../runtime/core/disk-space.js';
 import { Pruner } from '../../runtime/retention/pruner.js';
 import { RetentionQueries } from '../../runtime/retention/retention-queries.js';
 import { ClassificationStore } from '../../runtime/store/classifications.js';

@@ -1,7 +1,7 @@
 // A pack manifest for tests of the decision rules: one detector of the service's own labels,
 // with the thresholds a test gives; no model is loaded.
 import type { ServiceLabel } from '../../runtime/core/analysis.js';
-import { manifestSchema, type Manifest } from '../../runtime/models/manifest.js';
+import { manifestSchema, type Manifest } from '../../runtime/core/model-manifest.js';
 
 export function rulesManifest(thresholds: Partial<Record<ServiceLabel, number>>): Manifest {
   return manifestSchema.parse({

@@ -3,10 +3,10 @@
 // result so far (202) once server.sync_timeout_s has passed.
 import type { Context } from 'koa';
 import type { EventBus } from '../core/bus.js';
-import type { Acceptance } from '../ingest/intake.js';
+import { Refusal } from '../core/errors.js';
 import type { ClassificationStore } from '../store/classifications.js';
 import { isFinal, toResultJson } from '../store/result-json.js';
-import { ApiError } from './errors.js';
+import type { Acceptance } from './intake.js';
 
 export interface AnswerDeps {
   bus: EventBus;
@@ -33,7 +33,7 @@ export async function answerAccepted(ctx: Context, deps: AnswerDeps, accept: () 
   }
   const outcome = await waiter.wait(accepted.id);
   const row = await deps.store.get(accepted.id);
-  if (!row) throw new ApiError(410, 'deleted', 'the classification was deleted before it finished');
+  if (!row) throw new Refusal('gone', 'deleted', 'the classification was deleted before it finished');
   ctx.status = outcome === 'final' && isFinal(row) ? 200 : 202;
   ctx.body = toResultJson(row);
 }

@@ -1,0 +1,13 @@
+// A model of the loaded pack as the pipeline runs it: shared by the clip
+// classifier, which runs it, and the decoders, which read its outputs.
+import type { ModelEntry } from '../core/model-manifest.js';
+import type { TensorQuant } from '../inference/tflite-file.js';
+import type { LabelMap } from './label-map.js';
+
+/** A model of the loaded pack, ready to run. */
+export interface LoadedModel {
+  entry: ModelEntry;
+  labelMap: LabelMap;
+  input: TensorQuant;
+  output: TensorQuant;
+}

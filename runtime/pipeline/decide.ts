@@ -1,7 +1,7 @@
 // From what the networks saw in each chosen frame, and how things moved, to
 // the result: label scores aggregated over frames, the weather labels from
 // the motion pattern, and the risk rules (runtime/pipeline/README.md, "Labels and risk").
-import type { Box, CameraRules, Detection, KeyFrame, Risk, ServiceLabel } from '../core/analysis.js';
+import type { Box, CameraRules, Detection, KeyFrame, Risk, Scores, ServiceLabel } from '../core/analysis.js';
 import type { Manifest } from '../core/model-manifest.js';
 import { area, centreDistance, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
@@ -15,7 +15,7 @@ export interface FrameFindings {
   t: number;
   sample: MotionSample;
   /** label -> best score in this frame (boxed or not) */
-  scores: Partial<Record<ServiceLabel, number>>;
+  scores: Scores;
   /** boxed findings, in frame coordinates */
   detections: Detection[];
 }
@@ -23,7 +23,7 @@ export interface FrameFindings {
 export interface Decision {
   risk: Risk;
   labels: ServiceLabel[];
-  scores: Partial<Record<ServiceLabel, number>>;
+  scores: Scores;
   keyframes: KeyFrame[];
 }
 
@@ -112,7 +112,7 @@ const SAME_PLACE = 0.3;
 const SAME_SIZE = 1.25;
 const STILL_APART_S = 0.5;
 /** Share of a box's grid cells that must move: a person is thin in the grid, a vehicle moves as a block. */
-const MOVING_SHARE: Partial<Record<ServiceLabel, number>> = { person: 0.1, vehicule: 0.3 };
+const MOVING_SHARE: Scores = { person: 0.1, vehicule: 0.3 };
 /**
  * A person or vehicle seen in this many chosen frames counts as found (dark or far walkers, cars
  * from above) when one of them saw it at risk.confirm_score or more: a hysteresis, the other
@@ -226,8 +226,6 @@ export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Ju
     return Math.abs(detection.score - judge.threshold(label)) < judge.step ? [{ label, t, box: detection.box }] : [];
   });
 }
-
-type Scores = Partial<Record<ServiceLabel, number>>;
 
 /** The higher of a label's scores is kept, rounded as results show it. */
 function raise(scores: Scores, label: ServiceLabel, score: number): void {

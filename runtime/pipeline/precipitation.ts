@@ -475,18 +475,20 @@ export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake
   const sx = -Math.round(fromPrev.dx);
   const sy = -Math.round(fromPrev.dy);
   if (cx < 2 || cy < 2 || cx >= width - 2 || cy >= height - 2) return false;
-  const difference = (ox: number, oy: number, bound: number) => {
-    const px = cx + ox + sx;
-    const py = cy + oy + sy;
-    if (px < 2 || py < 2 || px >= width - 2 || py >= height - 2) return Infinity;
+  /** how the 5x5 patch at (x, y) of cur differs from prev, moved by (ox, oy) from where the camera's shift lays it */
+  const patchDifference = (x: number, y: number, ox: number, oy: number, bound: number) => {
+    const px = x + ox + sx;
+    const py = y + oy + sy;
+    if (x < 2 || y < 2 || x >= width - 2 || y >= height - 2 || px < 2 || py < 2 || px >= width - 2 || py >= height - 2) return Infinity;
     let sad = 0;
     for (let ky = -2; ky <= 2 && sad < bound; ky++) {
-      const crow = (cy + ky) * width + cx;
+      const crow = (y + ky) * width + x;
       const prow = (py + ky) * width + px;
       for (let kx = -2; kx <= 2; kx++) sad += Math.abs(cur.data[crow + kx]! - prev.data[prow + kx]!);
     }
     return sad;
   };
+  const difference = (ox: number, oy: number, bound: number) => patchDifference(cx, cy, ox, oy, bound);
   const here = difference(0, 0, Infinity);
   let best = here / 2; // a match must beat half of this to count at all
   let bestX = 0;
@@ -501,8 +503,25 @@ export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake
       }
     }
   }
-  return -bestY >= FLAKE_FALL && Math.abs(bestX) <= -bestY;
+  if (-bestY < FLAKE_FALL || Math.abs(bestX) > -bestY) return false;
+  // A flake falls against what is behind it. Where the patches around it moved the same way (a
+  // near leaf or edge under a handheld camera, whose parallax the camera's one shift cannot take
+  // out), the whole place moved: nothing fell. A plain background matches anywhere and stays.
+  let around = 0;
+  let aroundFallen = 0;
+  for (const [dx, dy] of RING) {
+    if (Math.abs(dx - bestX) <= 4 && Math.abs(dy - bestY) <= 4) continue; // where the flake was: not its background
+    const still = patchDifference(cx + dx, cy + dy, 0, 0, Infinity);
+    const fallen = patchDifference(cx + dx, cy + dy, bestX, bestY, Infinity);
+    if (still === Infinity || fallen === Infinity) continue;
+    around += still;
+    aroundFallen += fallen;
+  }
+  return !(aroundFallen < around / 2);
 }
+
+/** Where the patches around a flake lie (5x5 each, clear of a flake up to 8 px across). */
+const RING: Array<[number, number]> = [[-7, 0], [7, 0], [0, -7], [0, 7]];
 
 /** What one transient map shows. */
 export interface MapEvidence {

@@ -95,6 +95,18 @@ describe('precipitation analysis', () => {
     expect(fellFrom(plain(90), draw(plain(90), 100, 48, 3, 3, 240), still, { x: 101, y: 49 })).to.equal(false);
   });
 
+  it('a bright speck that moved down with the texture around it (a near leaf\'s parallax under a handheld camera) did not fall', () => {
+    const leaves = scene(11); // textured: a plant close to the lens
+    const prev = draw(frame(leaves), 100, 40, 3, 3, 240);
+    // the camera's one shift is nil (the far wall stayed), but the near leaves and the bright
+    // speck on them went 8 px down together
+    const cur = frame(leaves);
+    for (let y = 20; y < 90; y++) for (let x = 80; x < 130; x++) cur.data[y * W + x] = prev.data[(y - 8) * W + x]!;
+    expect(fellFrom(prev, cur, still, { x: 101, y: 49 })).to.equal(false);
+    // the same speck falling alone over the same leaves, which stay: it fell
+    expect(fellFrom(prev, draw(frame(leaves), 100, 48, 3, 3, 240), still, { x: 101, y: 49 })).to.equal(true);
+  });
+
   it('recurrence: flicker in place comes back, drops do not', () => {
     const base = frame(view);
     const withDrop = (x: number) => transientMap(base, draw(frame(view), x, 60, 1, 8, 220), base, still, still);

@@ -1,7 +1,7 @@
 // The cheap pass over the whole clip: small gray frames at a fixed sampling
 // rate, differenced against the previous one. It says when things move (the
-// energy of each sample), where (the moving cells of a coarse grid) and how
-// (spread, fragmentation, oscillation, travel) for the weather rules.
+// energy of each sample), where (the moving cells of a coarse grid) and how,
+// for the weather rules (the precipitation runs, the per-cell sway).
 // Each sample is also compared with the clip's background (the median of its
 // frames): a slow walker at night changes little from one sample to the next
 // but stands out from the background the whole time.
@@ -56,8 +56,6 @@ export interface MotionSample {
   region: Box | undefined;
   /** the moving cells counting only changes larger than specks: objects, not raindrops */
   solidCells: Uint8Array;
-  /** share of the moving cells whose changes are mostly specks (tiny isolated groups of pixels) */
-  speckle: number;
   /** cells that differ from the clip's background in this sample and the samples either side */
   foreground: Uint8Array;
   /** how each cell moved since the previous sample, and the camera (foliage.ts): from the second sample to SWAY_SECONDS */
@@ -67,14 +65,6 @@ export interface MotionSample {
 export interface MotionPattern {
   /** some sample moved */
   moving: boolean;
-  /** mean fraction of grid cells moving, over the samples that moved */
-  spread: number;
-  /** share of moving cells changed mostly in specks, tiny isolated groups: high for rain and snow, low for objects */
-  fragmentation: number;
-  /** how often moving cells switch on and off: high for swaying vegetation */
-  oscillation: number;
-  /** how far the centre of motion travelled, as a fraction of the frame diagonal */
-  travel: number;
   /**
    * The camera's own motion: the median global shift between consecutive samples of the
    * precipitation analysis's runs (a source's repeated frames left out), in px per sample at
@@ -174,13 +164,6 @@ function compare(prev: Buffer, cur: Buffer, grid: PixelGrid): Omit<MotionSample,
     return cells;
   };
   const cells = active(moved);
-  let speckled = 0;
-  let activeCount = 0;
-  for (let c = 0; c < cells.length; c++) {
-    if (!cells[c]) continue;
-    activeCount++;
-    if (moved[c]! - movedSolid[c]! >= movedSolid[c]!) speckled++;
-  }
   const groups = cellGroups(cells, MOTION_GRID);
   const largest = groups.sort((a, b) => b.length - a.length)[0];
   return {
@@ -188,7 +171,6 @@ function compare(prev: Buffer, cur: Buffer, grid: PixelGrid): Omit<MotionSample,
     cells,
     solidCells: active(movedSolid),
     region: largest ? groupBox(largest) : undefined,
-    speckle: activeCount ? speckled / activeCount : 0,
     foreground: new Uint8Array(GRID_X * GRID_Y),
   };
 }
@@ -250,35 +232,9 @@ function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'p
 export function describePattern(samples: MotionSample[], precipitation?: PrecipitationEvidence): MotionPattern {
   const weather = weatherOf(precipitation);
   const movingSamples = samples.filter((s) => s.region);
-  if (movingSamples.length === 0) return { moving: false, spread: 0, fragmentation: 0, oscillation: 0, travel: 0, ...weather };
-  const cellCount = GRID_X * GRID_Y;
-  const active = movingSamples.map((s) => s.cells.reduce((a, b) => a + b, 0));
-  const spread = active.reduce((a, b) => a + b, 0) / movingSamples.length / cellCount;
-  const fragmentation = movingSamples.reduce((a, s) => a + s.speckle, 0) / movingSamples.length;
-  // Oscillation: among cells that moved at all, how often they toggled between samples.
-  let toggles = 0;
-  let everMoved = 0;
-  for (let c = 0; c < cellCount; c++) {
-    let moved = false;
-    for (let i = 1; i < samples.length; i++) {
-      if (samples[i]!.cells[c] !== samples[i - 1]!.cells[c]) toggles++;
-      moved ||= samples[i]!.cells[c] === 1;
-    }
-    if (moved) everMoved++;
-  }
-  const oscillation = everMoved && samples.length > 2 ? toggles / (everMoved * (samples.length - 1)) : 0;
-  // Travel: from the mean centre of the first quarter of the moving samples to that of the last
-  // quarter, so a sway (back and forth) averages out and a crossing does not.
-  const quarter = Math.max(1, Math.floor(movingSamples.length / 4));
-  const meanCentre = (part: MotionSample[]) => ({
-    x: part.reduce((a, s) => a + s.region!.x + s.region!.w / 2, 0) / part.length,
-    y: part.reduce((a, s) => a + s.region!.y + s.region!.h / 2, 0) / part.length,
-  });
-  const first = meanCentre(movingSamples.slice(0, quarter));
-  const last = meanCentre(movingSamples.slice(-quarter));
-  const travel = Math.hypot(last.x - first.x, last.y - first.y) / Math.SQRT2;
+  if (movingSamples.length === 0) return { moving: false, ...weather };
   const sway = describeSway(samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS);
-  return { moving: true, spread, fragmentation, oscillation, travel, ...weather, ...(sway ? { sway } : {}) };
+  return { moving: true, ...weather, ...(sway ? { sway } : {}) };
 }
 
 export interface MotionOptions {
@@ -352,7 +308,7 @@ export async function analyseMotion(
       const empty = () => new Uint8Array(GRID_X * GRID_Y);
       const sample: MotionSample = prev
         ? { t: index / SAMPLE_FPS, ...compare(prev, cur, grid) }
-        : { t: 0, energy: 0, cells: empty(), solidCells: empty(), region: undefined, speckle: 0, foreground: empty() };
+        : { t: 0, energy: 0, cells: empty(), solidCells: empty(), region: undefined, foreground: empty() };
       if (prev && index <= SWAY_SECONDS * SAMPLE_FPS) sample.local = localMotion(prev, cur, grid, MOTION_GRID);
       samples.push(sample);
       if (index % stride === 0) kept.push({ sample, frame: cur });

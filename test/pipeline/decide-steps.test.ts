@@ -27,7 +27,7 @@ const band = (y0: number, y1: number): Array<[number, number]> => [[0, y0], [1, 
 const crown = gridBlock(1, 1, 5, 4);
 const crownBox: Box = { x: 1 / MOTION_GRID.x, y: 1 / MOTION_GRID.y, w: 5 / MOTION_GRID.x, h: 4 / MOTION_GRID.y };
 const sway = describeSway(cellMotion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), SAMPLE_FPS)!;
-const swaying: MotionPattern = { ...pattern, spread: 0.2, oscillation: 0.3, travel: 0.05, sway };
+const swaying: MotionPattern = { ...pattern, sway };
 
 const person = (score: number, box: Box): Detection => ({ label: 'person', score, box });
 const walker = (x: number): Box => ({ x, y: 0.3, w: 0.1, h: 0.4 });

@@ -186,10 +186,10 @@ describe('foliage in the decision', () => {
   const cells = () => new Uint8Array(GRID.x * GRID.y);
   const crown = gridBlock(1, 1, 5, 4);
   const sway = describeSway(cellMotion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
-  const pattern: MotionPattern = { moving: true, spread: 0.2, fragmentation: 0, oscillation: 0.3, travel: 0.05, pan: 0, repeat: 0, streaks: 0, flakes: 0, ...(sway ? { sway } : {}) };
+  const pattern: MotionPattern = { moving: true, pan: 0, repeat: 0, streaks: 0, flakes: 0, ...(sway ? { sway } : {}) };
   const frame = (t: number, detections: Detection[] = []): FrameFindings => ({
     t, detections, scores: Object.fromEntries(detections.map((d) => [d.label, d.score])),
-    sample: { t, energy: 0.05, cells: cells(), solidCells: cells(), region: { x: 0.1, y: 0.1, w: 0.4, h: 0.4 }, speckle: 0, foreground: cells() },
+    sample: { t, energy: 0.05, cells: cells(), solidCells: cells(), region: { x: 0.1, y: 0.1, w: 0.4, h: 0.4 }, foreground: cells() },
   });
 
   it('a crown swaying, nothing found: plant and wind, safe', () => {

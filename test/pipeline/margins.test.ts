@@ -16,7 +16,7 @@ function steppedManifest(step: number) {
 }
 const STEP = 0.08;
 const manifest = steppedManifest(STEP);
-const pattern: MotionPattern = { moving: true, spread: 0.1, fragmentation: 0, oscillation: 0, travel: 0.3, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
+const pattern: MotionPattern = { moving: true, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
 
 /** A sample where the cells under `moving` move. */
 function sample(t: number, moving: Box): MotionSample {
@@ -26,7 +26,7 @@ function sample(t: number, moving: Box): MotionSample {
     const cy = (y + 0.5) / MOTION_GRID.y;
     if (cx >= moving.x && cx <= moving.x + moving.w && cy >= moving.y && cy <= moving.y + moving.h) cells[y * MOTION_GRID.x + x] = 1;
   }
-  return { t, energy: 0.05, cells, solidCells: cells, region: moving, speckle: 0, foreground: new Uint8Array(cells.length) };
+  return { t, energy: 0.05, cells, solidCells: cells, region: moving, foreground: new Uint8Array(cells.length) };
 }
 
 function frame(t: number, detections: Detection[], moving: Box): FrameFindings {

@@ -122,7 +122,7 @@ describe('small movers (pure)', () => {
 
 describe('small creatures in the decision', () => {
   const manifest = rulesManifest({ person: 0.55, vehicule: 0.55, animal: 0.5 });
-  const still: MotionPattern = { moving: false, spread: 0, fragmentation: 0, oscillation: 0, travel: 0, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
+  const still: MotionPattern = { moving: false, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
   const spider: Box = { x: 0.35, y: 0.42, w: 0.08, h: 0.23 };
   const movers: SmallMovers = {
     score: 0.9,
@@ -132,7 +132,7 @@ describe('small creatures in the decision', () => {
   const grid = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
   const personFrame = (t: number): FrameFindings => ({
     t, scores: { person: 0.9 }, detections: [{ label: 'person', score: 0.9, box: { x: 0.5, y: 0.2, w: 0.1, h: 0.5 } }],
-    sample: { t, energy: 0.05, cells: grid(), solidCells: grid(), region: { x: 0.5, y: 0.2, w: 0.1, h: 0.5 }, speckle: 0, foreground: grid() },
+    sample: { t, energy: 0.05, cells: grid(), solidCells: grid(), region: { x: 0.5, y: 0.2, w: 0.1, h: 0.5 }, foreground: grid() },
   });
 
   it('no frame for the networks and a creature: animal, safe, a keyframe boxing where it went', () => {

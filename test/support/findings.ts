@@ -7,7 +7,7 @@ import type { LocalMotion } from '../../runtime/pipeline/foliage.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 
 /** A clip that moved a little, dry and without sway. */
-export const pattern: MotionPattern = { moving: true, spread: 0.1, fragmentation: 0, oscillation: 0, travel: 0.3, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
+export const pattern: MotionPattern = { moving: true, pan: 0, repeat: 0, streaks: 0, flakes: 0 };
 
 export const cells = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
 
@@ -25,7 +25,7 @@ export function cellsUnder(box: Box): Uint8Array {
 /** A sample whose moving cells are those under `moving` (or none). */
 export function sample(t: number, moving?: Box, energy = moving ? 0.05 : 0): MotionSample {
   const c = moving ? cellsUnder(moving) : cells();
-  return { t, energy, cells: c, solidCells: c, region: moving, speckle: 0, foreground: cells() };
+  return { t, energy, cells: c, solidCells: c, region: moving, foreground: cells() };
 }
 
 /** A frame holding these detections (its scores their best per label, and `extra`), moving under `moving`. */

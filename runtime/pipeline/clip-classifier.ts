@@ -52,6 +52,9 @@ const CLOSER = 0.8;
 /** Frames are decoded at this width at most: enough detail for crops. */
 const DETAIL_WIDTH = 1280;
 
+/** The side in pixels of a view the networks ran on: a square region, or the whole frame (its longer side). */
+const viewSide = (clip: ClipInfo, view: Box | undefined): number => (view ? view.w * clip.width : Math.max(clip.width, clip.height));
+
 /** A model's input size as a key ("WxH"): models of one size share a decoded frame. */
 const inputKey = (model: LoadedModel): string => `${model.input.shape[2]}x${model.input.shape[1]}`;
 
@@ -139,9 +142,9 @@ export class ClipClassifier implements Classifier {
     }
     // Small movers, where no one was found: a closer look first, as a far walker at night is one too.
     const movers = moversToCheck(frames, motion.pattern, this.options.manifest, rules, motion.smallMovers);
-    if (movers.length > 0) {
-      const looks = await this.lookAtMovers(movers, clip, motion, chosen, signal);
+    for (const looks of await this.lookAtMovers(movers, clip, motion, chosen, signal)) {
       looks.forEach(count);
+      // each mover by its own looks: a moth beside a far walker does not outvote it
       if (closerLooksAgree(looks.map((l) => l.findings), this.options.manifest, rules)) frames.push(...looks.map((l) => l.findings));
     }
     frames.sort((a, b) => a.t - b.t);
@@ -168,24 +171,25 @@ export class ClipClassifier implements Classifier {
 
   /**
    * The detectors on small movers (moversToCheck), closer: the region around each of the
-   * longest-followed ones' paths, at a third and two thirds of its way. A far walker at night is
-   * a few pixels tall, as small as a bird: only the detector can tell them apart.
+   * longest-followed ones' paths, at a fifth and four fifths of its way; the looks of each mover
+   * apart. A far walker at night is a few pixels tall, as small as a bird: only the detector can
+   * tell them apart.
    */
   private async lookAtMovers(movers: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal) {
     const last = motion.samples.length - 1;
-    const side = (view: Box | undefined) => (view ? view.w * clip.width : Math.max(clip.width, clip.height));
+    const closer = (track: MoverTrack) => squareRegion(track.box, clip, this.regionSide() / 2);
     // Not where a view the networks already ran held the mover's path, while it moved, at half the closer look's scale or more.
     const unseen = (track: MoverTrack) => !chosen.some((c) => c.sample.t >= track.from && c.sample.t <= track.to &&
-      covered(track.box, c.crop ?? { x: 0, y: 0, w: 1, h: 1 }) >= 0.8 && side(c.crop) <= 2 * side(squareRegion(track.box, clip, this.regionSide() / 2)));
-    const looks = movers.filter(unseen).sort((a, b) => b.sightings - a.sightings).slice(0, MOVERS_LOOKED_AT).flatMap((track): ChosenFrame[] => {
-      const crop = squareRegion(track.box, clip, this.regionSide() / 2);
-      return [0.2, 0.8].map((at) => {
+      covered(track.box, c.crop ?? { x: 0, y: 0, w: 1, h: 1 }) >= 0.8 && viewSide(clip, c.crop) <= 2 * viewSide(clip, closer(track)));
+    const looked = movers.filter(unseen).sort((a, b) => b.sightings - a.sightings).slice(0, MOVERS_LOOKED_AT);
+    return Promise.all(looked.map((track) => {
+      const crop = closer(track);
+      return this.inferLooks([0.2, 0.8].map((at) => {
         const index = Math.min(last, Math.max(0, Math.round((track.from + at * (track.to - track.from)) * SAMPLE_FPS)));
         // it moved there, seen at the small movers' finer size
         return { index, sample: seenMoving(motion.samples[index]!, track.box), crop };
-      });
-    });
-    return this.inferLooks(looks, clip, motion, signal);
+      }), clip, motion, signal);
+    }));
   }
 
   /**
@@ -199,8 +203,7 @@ export class ClipClassifier implements Classifier {
     const looks = doubts.slice(0, MAX_LOOKS).map((doubt): ChosenFrame => {
       const seenAt = chosen.find((c) => Math.abs(c.sample.t - doubt.t) < 1e-6)!;
       const closer = squareRegion(doubt.box, clip, this.regionSide() / 2);
-      const viewSide = (view: Box | undefined) => (view ? view.w * clip.width : Math.max(clip.width, clip.height));
-      if (closer.w * clip.width <= CLOSER * viewSide(seenAt.crop)) return { index: seenAt.index, sample: seenAt.sample, crop: closer };
+      if (viewSide(clip, closer) <= CLOSER * viewSide(clip, seenAt.crop)) return { index: seenAt.index, sample: seenAt.sample, crop: closer };
       const around = LOOK_OFFSETS.map((o) => seenAt.index + o).filter((i) => motion.samples[i] && !taken.has(i));
       const index = around.reduce<number>((a, i) => (a < 0 || movingShare(doubt.box, motion.samples[i]!) > movingShare(doubt.box, motion.samples[a]!) ? i : a), -1);
       if (index < 0) return { index: seenAt.index, sample: seenAt.sample, crop: closer };

@@ -7,6 +7,7 @@
 // is known from events. A view asks for the parts it shows and shapes them for
 // its output.
 import type { EventBus } from '../core/bus.js';
+import { diskSpace } from '../core/disk-space.js';
 import type { Feature } from '../core/feature.js';
 import { Outbox } from '../delivery/outbox.js';
 import type { ModelService } from '../models/model-service.js';
@@ -14,7 +15,6 @@ import type { RetentionConfig } from '../retention/config.js';
 import { RetentionQueries } from '../retention/retention-queries.js';
 import type { Database } from '../store/db.js';
 import { ChildrenSampler, type ChildKind, type ChildrenSample } from './children.js';
-import { diskSpace } from '../core/disk-space.js';
 import type { Readiness, ReadinessReport } from './readiness.js';
 import { databaseBytes as databaseFileBytes, mediaBytes as storedMediaBytes } from './store-size.js';
 

@@ -28,7 +28,10 @@ const plain = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/
  */
 function onTerminal(command: string, until?: string, timeoutMs = 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // `exec`: the command replaces the shell `script` starts ($SHELL, or sh where it is
+    // unset). A shell left waiting would take the Ctrl-C too and die of it, whatever the
+    // command did with its own.
+    const child = spawn('script', ['-qfec', `exec ${command}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let interrupted = false;
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

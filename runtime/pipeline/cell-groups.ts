@@ -54,3 +54,46 @@ export function connectedGroups(grid: CellGrid, joins: (cell: number, seed: numb
 export function cellGroups(set: Uint8Array, grid: CellGrid): number[][] {
   return connectedGroups(grid, (cell) => set[cell] !== 0);
 }
+
+/** Scratch of smallGroups, kept between calls: it runs on every sample of every clip. */
+let scratch = { seen: new Uint8Array(0), stack: new Int32Array(0) };
+
+/**
+ * The set pixels of `mask` (width x height) in 8-connected groups of at most `maxSize` pixels,
+ * marked 1 in the answer: the motion pass's specks. A flood fill over typed arrays, with no
+ * list per group, as a sample's changes can be thousands of pixels.
+ */
+export function smallGroups(mask: Uint8Array, width: number, height: number, maxSize: number): Uint8Array {
+  const n = width * height;
+  if (scratch.seen.length !== n) scratch = { seen: new Uint8Array(n), stack: new Int32Array(n) };
+  const { seen, stack } = scratch;
+  seen.fill(0);
+  const small = new Uint8Array(n);
+  const members = new Int32Array(maxSize);
+  for (let seed = 0; seed < n; seed++) {
+    if (!mask[seed] || seen[seed]) continue;
+    let top = 0;
+    let size = 0;
+    stack[top++] = seed;
+    seen[seed] = 1;
+    while (top > 0) {
+      const c = stack[--top]!;
+      if (size < maxSize) members[size] = c;
+      size++;
+      const x = c % width;
+      const y = (c - x) / width;
+      for (let k = 0; k < AROUND.length; k += 2) {
+        const nx = x + AROUND[k]!;
+        const ny = y + AROUND[k + 1]!;
+        if (nx < 0 || ny < 0 || nx >= width || ny >= height) continue;
+        const i = ny * width + nx;
+        if (mask[i] && !seen[i]) {
+          seen[i] = 1;
+          stack[top++] = i;
+        }
+      }
+    }
+    if (size <= maxSize) for (let k = 0; k < size; k++) small[members[k]!] = 1;
+  }
+  return small;
+}

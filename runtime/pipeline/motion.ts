@@ -7,7 +7,8 @@
 // but stands out from the background the whole time.
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
-import { cellGroups, connectedGroups } from './cell-groups.js';
+import { cellGroups, smallGroups } from './cell-groups.js';
+import { medianFrame } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
@@ -111,11 +112,7 @@ function groupBox(group: number[]): Box {
 
 /** Marks the specks: 8-connected groups of changed pixels of at most SPECK_PIXELS. */
 function findSpecks(changedMask: Uint8Array, width: number, height: number): Uint8Array {
-  const specks = new Uint8Array(changedMask.length);
-  for (const group of connectedGroups({ x: width, y: height }, (i) => changedMask[i] !== 0, true)) {
-    if (group.length <= SPECK_PIXELS) for (const i of group) specks[i] = 1;
-  }
-  return specks;
+  return smallGroups(changedMask, width, height, SPECK_PIXELS);
 }
 
 /** The grid cell of every pixel, and the pixels in each cell: the same for every sample of a clip. */
@@ -184,21 +181,6 @@ function activeCells(mask: Uint8Array, grid: PixelGrid): Uint8Array {
   return cells;
 }
 
-/** The per-pixel median of evenly spaced frames. */
-function medianBackground(frames: Buffer[]): Uint8Array {
-  const step = Math.max(1, frames.length / BACKGROUND_FRAMES);
-  const picked: Buffer[] = [];
-  for (let i = 0; i < frames.length; i += step) picked.push(frames[Math.floor(i)]!);
-  const background = new Uint8Array(picked[0]!.length);
-  const values = new Uint8Array(picked.length);
-  for (let p = 0; p < background.length; p++) {
-    for (let k = 0; k < picked.length; k++) values[k] = picked[k]![p]!;
-    values.sort();
-    background[p] = values[values.length >> 1]!;
-  }
-  return background;
-}
-
 /**
  * Marks each kept sample's foreground: solid (not speck) differences from the background that
  * persist over the neighbouring kept samples (noise flickers, an object stays), and gives a
@@ -206,9 +188,9 @@ function medianBackground(frames: Buffer[]): Uint8Array {
  */
 function addForeground(kept: Array<{ sample: MotionSample; frame: Buffer }>, grid: PixelGrid): void {
   if (kept.length < 3) return;
-  const background = medianBackground(kept.map((k) => k.frame));
+  const background = medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES);
+  const mask = new Uint8Array(background.length);
   const raw = kept.map(({ frame }) => {
-    const mask = new Uint8Array(frame.length);
     for (let i = 0; i < mask.length; i++) mask[i] = Math.abs(frame[i]! - background[i]!) > BACKGROUND_DELTA ? 1 : 0;
     const specks = findSpecks(mask, grid.width, grid.height);
     for (let i = 0; i < mask.length; i++) if (specks[i]) mask[i] = 0;

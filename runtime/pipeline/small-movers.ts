@@ -8,6 +8,7 @@
 // raindrops never come back. A person or vehicle is what the networks are for:
 // a small mover only says `animal` where they found none (decide.ts).
 import type { Box } from '../core/analysis.js';
+import { medianFrame } from './pixel-median.js';
 
 /** One gray frame of the clip at the fine size, and its time. */
 export interface FineFrame {
@@ -95,26 +96,6 @@ const FLOW_TRACKS = 3;
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length ? sorted[sorted.length >> 1]! : 0;
-}
-
-/** The background: the per-pixel median of up to BACKGROUND_FRAMES evenly spaced frames. */
-function background(frames: FineFrame[], pixels: number): Uint8Array {
-  const step = Math.max(1, frames.length / BACKGROUND_FRAMES);
-  const picked: Uint8Array[] = [];
-  for (let i = 0; i < frames.length; i += step) picked.push(frames[Math.floor(i)]!.gray);
-  const bg = new Uint8Array(pixels);
-  const values = new Uint8Array(picked.length);
-  for (let p = 0; p < pixels; p++) {
-    // insertion sort: a few dozen values, mostly alike (a typed array's sort costs more per call)
-    for (let k = 0; k < values.length; k++) {
-      const v = picked[k]![p]!;
-      let j = k;
-      for (; j > 0 && values[j - 1]! > v; j--) values[j] = values[j - 1]!;
-      values[j] = v;
-    }
-    bg[p] = values[values.length >> 1]!;
-  }
-  return bg;
 }
 
 /**
@@ -338,7 +319,7 @@ export function findSmallMovers(frames: FineFrame[], width: number, height: numb
   const none: SmallMovers = { creatures: [], travellers: [], score: 0 };
   if (frames.length < MIN_SIGHTINGS) return none;
   const pixels = width * height;
-  const bg = background(frames, pixels);
+  const bg = medianFrame(frames.map((f) => f.gray), BACKGROUND_FRAMES);
   const noise = noiseLevel(frames, bg);
   const own = flicker(frames, pixels);
   // A pixel's threshold: NOISE_FACTOR standard deviations of the clip's noise or of the pixel's
@@ -350,22 +331,26 @@ export function findSmallMovers(frames: FineFrame[], width: number, height: numb
   if (masked) for (let p = 0; p < pixels; p++) if (masked[p]) threshold[p] = 255; // never foreground
   const fg: Foreground = { mask: new Int8Array(pixels), excess: new Float32Array(pixels), pixels: new Int32Array(pixels), count: 0 };
   const seen = new Uint8Array(pixels);
+  const gained = new Float64Array(256);
   const sightings: Blob[][] = [];
   for (const frame of frames) {
     const { gain, offset } = exposure(frame.gray, bg);
+    // gain x each gray level, looked up: the loop below runs over every pixel of every frame
+    for (let v = 0; v < 256; v++) gained[v] = gain * v;
     const gray = frame.gray;
-    fg.count = 0;
+    const { mask, excess, pixels: list } = fg;
+    for (let k = 0; k < fg.count; k++) mask[list[k]!] = 0; // the last frame's foreground; the rest is 0 already
+    let count = 0;
     for (let p = 0; p < pixels; p++) {
-      const d = gray[p]! - gain * bg[p]! - offset;
+      const d = gray[p]! - gained[bg[p]!]! - offset;
       const limit = threshold[p]!;
       if (d > limit || d < -limit) {
-        fg.mask[p] = d > 0 ? 1 : -1;
-        fg.excess[p] = (d > 0 ? d : -d) / limit;
-        fg.pixels[fg.count++] = p;
-      } else {
-        fg.mask[p] = 0;
+        mask[p] = d > 0 ? 1 : -1;
+        excess[p] = (d > 0 ? d : -d) / limit;
+        list[count++] = p;
       }
     }
+    fg.count = count;
     const blobs = smallBlobs(fg, seen, width, height, frame.t, maxSide);
     sightings.push(blobs.length > BUSY_FRAME ? [] : blobs);
   }

@@ -142,10 +142,15 @@ export class ClipClassifier implements Classifier {
     }
     // Small movers, where no one was found: a closer look first, as a far walker at night is one too.
     const movers = moversToCheck(frames, motion.pattern, this.options.manifest, rules, motion.smallMovers);
-    for (const looks of await this.lookAtMovers(movers, clip, motion, chosen, signal)) {
-      looks.forEach(count);
-      // each mover by its own looks: a moth beside a far walker does not outvote it
-      if (closerLooksAgree(looks.map((l) => l.findings), this.options.manifest, rules)) frames.push(...looks.map((l) => l.findings));
+    for (const looks of this.lookAtMovers(movers, clip, motion, chosen, signal)) {
+      const seen = await looks;
+      seen.forEach(count);
+      // each mover by its own looks: a moth beside a far walker does not outvote it; once one
+      // shows a person or vehicle, the others (fainter, or followed for less long) are not looked at
+      if (closerLooksAgree(seen.map((l) => l.findings), this.options.manifest, rules)) {
+        frames.push(...seen.map((l) => l.findings));
+        break;
+      }
     }
     frames.sort((a, b) => a.t - b.t);
     const done = { motionMs, totalMs: performance.now() - started };
@@ -170,26 +175,26 @@ export class ClipClassifier implements Classifier {
   }
 
   /**
-   * The detectors on small movers (moversToCheck), closer: the region around each of the
-   * longest-followed ones' paths, at a fifth and four fifths of its way; the looks of each mover
-   * apart. A far walker at night is a few pixels tall, as small as a bird: only the detector can
-   * tell them apart.
+   * The detectors on small movers (moversToCheck), closer: the region around each of the first
+   * ones' paths, at a fifth and four fifths of its way; the looks of each mover apart, one mover
+   * at a time (the next is looked at only when asked for). A far walker at night is a few pixels
+   * tall, as small as a bird: only the detector can tell them apart.
    */
-  private async lookAtMovers(movers: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal) {
+  private *lookAtMovers(movers: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal) {
     const last = motion.samples.length - 1;
     const closer = (track: MoverTrack) => squareRegion(track.box, clip, this.regionSide() / 2);
     // Not where a view the networks already ran held the mover's path, while it moved, at half the closer look's scale or more.
     const unseen = (track: MoverTrack) => !chosen.some((c) => c.sample.t >= track.from && c.sample.t <= track.to &&
       covered(track.box, c.crop ?? { x: 0, y: 0, w: 1, h: 1 }) >= 0.8 && viewSide(clip, c.crop) <= 2 * viewSide(clip, closer(track)));
-    const looked = movers.filter(unseen).sort((a, b) => b.sightings - a.sightings).slice(0, MOVERS_LOOKED_AT);
-    return Promise.all(looked.map((track) => {
+    const looked = movers.filter(unseen).slice(0, MOVERS_LOOKED_AT); // in moversToCheck's order
+    for (const track of looked) {
       const crop = closer(track);
-      return this.inferLooks([0.2, 0.8].map((at) => {
+      yield this.inferLooks([0.2, 0.8].map((at) => {
         const index = Math.min(last, Math.max(0, Math.round((track.from + at * (track.to - track.from)) * SAMPLE_FPS)));
         // it moved there, seen at the small movers' finer size
         return { index, sample: seenMoving(motion.samples[index]!, track.box), crop };
       }), clip, motion, signal);
-    }));
+    }
   }
 
   /**

@@ -288,7 +288,8 @@ export function creaturesWhereNoOne(scores: Scores, found: (label: ServiceLabel,
 
 /**
  * Small movers the detectors look at closer (clip-classifier), creatures before they count as
- * animals and travellers on a steady course: at night a far walker is a small mover too. None
+ * animals, travellers on a steady course and faint movers: at night a far walker is a small
+ * mover too, and often a faint one. The longest followed first, the faint ones last. None
  * where a person or vehicle was found (they are not followed then), and none outside the
  * camera's zones.
  */
@@ -298,8 +299,10 @@ export function moversToCheck(found: FrameFindings[], pattern: MotionPattern, ma
   const isFound = foundRule(frames, judge);
   const someone = frames.some((f) => judge.intruders.some((l) => isFound(l, f.scores[l] ?? 0)));
   if (someone) return [];
-  const { creatures, travellers } = movers();
-  return [...creatures, ...travellers].filter((c) => inZone(c.box, rules));
+  const { creatures, travellers, faint } = movers();
+  // the longest followed first; the faint ones after all the others
+  const longest = (tracks: MoverTrack[]) => [...tracks].sort((a, b) => b.sightings - a.sightings);
+  return [...longest([...creatures, ...travellers]), ...longest(faint)].filter((c) => inZone(c.box, rules));
 }
 
 /**

@@ -48,6 +48,13 @@ export interface SmallMovers {
    * a thing carried; never an animal, but the detector looks at them closer (clip-classifier)
    */
   travellers: MoverTrack[];
+  /**
+   * the tracks that go somewhere alone at a walker's or a vehicle's steady pace, but stand out
+   * from the background by less than MIN_CONTRAST: too faint to call a creature (the noise of a
+   * clip can link up so), worth a closer look (clip-classifier), as a far walker at night in
+   * infrared is dim and grainy
+   */
+  faint: MoverTrack[];
   /** 0..1: how sure the evidence makes a creature, 0 when there is none */
   score: number;
 }
@@ -92,6 +99,13 @@ const MIN_TURNING = 0.15;
 const MIN_PAUSING = 0.2;
 /** Tracks moving alike at the same time: a flow (a conveyor, snow in wind), not creatures going their own way. */
 const FLOW_TRACKS = 3;
+/**
+ * A faint track is looked at only when it moved as a person or vehicle does: at a walk, a run or
+ * a road speed a body covers less than its own length in a fifth of a second, so at most this
+ * share of its path is in longer hops (a few for a blob's jitter). Things carried past quickly
+ * and a moving camera's leftovers hop.
+ */
+const FAINT_MAX_HOPS = 0.25;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -316,7 +330,7 @@ function alike(track: MoverTrack, others: MoverTrack[]): number {
  * do. `masked` pixels (the camera's masks) never count.
  */
 export function findSmallMovers(frames: FineFrame[], width: number, height: number, masked?: Uint8Array): SmallMovers {
-  const none: SmallMovers = { creatures: [], travellers: [], score: 0 };
+  const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0 };
   if (frames.length < MIN_SIGHTINGS) return none;
   const pixels = width * height;
   const bg = medianFrame(frames.map((f) => f.gray), BACKGROUND_FRAMES);
@@ -361,12 +375,14 @@ export function findSmallMovers(frames: FineFrame[], width: number, height: numb
       return t.length >= MIN_SIGHTINGS && seconds >= MIN_SECONDS && t.length >= MIN_PRESENCE * (seconds / interval + 1);
     })
     .map((t) => describe(t, width, height))
-    .filter((t) => t.travel >= MIN_TRAVEL && t.contrast >= MIN_CONTRAST && t.hops <= MAX_HOPS);
-  const alone = moving.filter((t) => alike(t, moving) < FLOW_TRACKS - 1);
+    .filter((t) => t.travel >= MIN_TRAVEL && t.hops <= MAX_HOPS);
+  const clear = moving.filter((t) => t.contrast >= MIN_CONTRAST);
+  const alone = clear.filter((t) => alike(t, clear) < FLOW_TRACKS - 1);
+  const faint = moving.filter((t) => t.contrast < MIN_CONTRAST && t.hops <= FAINT_MAX_HOPS && alike(t, moving) < FLOW_TRACKS - 1);
   const creatures = alone.filter((t) => t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING);
   const travellers = alone.filter((t) => !creatures.includes(t));
-  if (creatures.length === 0) return { ...none, travellers };
+  if (creatures.length === 0) return { ...none, travellers, faint };
   // Surer the longer one was followed: 0.6 for the shortest track that counts, up to 0.9 over 4 s.
   const longest = Math.max(...creatures.map((c) => c.seconds));
-  return { creatures, travellers, score: Math.min(0.9, 0.6 + (0.3 * (longest - MIN_SECONDS)) / 3) };
+  return { creatures, travellers, faint, score: Math.min(0.9, 0.6 + (0.3 * (longest - MIN_SECONDS)) / 3) };
 }

@@ -22,12 +22,15 @@ describe('looking again (default pack, real models)', function () {
   const config = path.join(dir, 'vigil.yaml');
   let daemon: TestDaemon;
   let farWalker: string;
+  let fainterWalker: string;
 
   before(async () => {
     fs.writeFileSync(config, `storage:\n  data_dir: ${JSON.stringify(path.join(dir, 'data'))}\nmodels:\n  source: ${JSON.stringify(SHARED_MODELS)}\n`);
     // A real worker walking away, cut out of its warehouse and carried into the far side of a
     // real parking lot at night: about 45 px tall in a 1280x720 infrared view.
     farWalker = await farNightWalkerClip(media('real/worker_hardhat_walking.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'far-walker.mp4'), { scale: 0.35, at: { x: 0.3, y: 0.55 } });
+    // Farther still, about 32 px tall: too faint against the night to be followed as a creature
+    fainterWalker = await farNightWalkerClip(media('real/worker_hardhat_walking.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'fainter-walker.mp4'), { scale: 0.25, at: { x: 0.55, y: 0.35 } });
     daemon = await new TestDaemon().start();
   });
   after(async () => {
@@ -59,6 +62,14 @@ describe('looking again (default pack, real models)', function () {
     const result = (await res.json()) as Record<string, any>;
     expect(result.risk).to.equal('intrusion');
     expect(result.labels).to.include('person');
+  });
+
+  it('a farther walker at night, too faint to be a creature, is a faint mover looked at closer: person and intrusion', async () => {
+    const r = await vigilClassify(fainterWalker);
+    expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion']);
+    expect(r.labels).to.not.include('animal');
+    expect(r.risk).to.equal('intrusion');
+    expect(r.stats.inferences?.detector, 'the closer looks ran').to.be.at.least(2);
   });
 
   it('a spider on a wall, looked at closer, is still a creature: animal, safe', async () => {

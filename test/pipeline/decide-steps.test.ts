@@ -158,7 +158,7 @@ describe('decide, step 4: small creatures where no one is', () => {
   /** The small movers, counting how often they are asked for. */
   function movers(creatures: MoverTrack[], score = 0.6) {
     const asked = { count: 0 };
-    return { asked, get: (): SmallMovers => (asked.count++, { creatures, travellers: [], score }) };
+    return { asked, get: (): SmallMovers => (asked.count++, { creatures, travellers: [], faint: [], score }) };
   }
 
   it('nobody found: each creature an animal at the movers\' score, where it went, and the animal score raised', () => {

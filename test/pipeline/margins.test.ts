@@ -105,7 +105,7 @@ describe('margins: a sighting one step from its threshold is looked at again', (
 
 describe('closer looks at small movers: a far walker at night is small too', () => {
   const track = (box: Box): MoverTrack => ({ box, from: 1, to: 4, seconds: 3, sightings: 15, travel: 3, turning: 0.1, pausing: 0.2, hops: 0, contrast: 3, velocity: { x: 4, y: 0 } });
-  const movers = (...boxes: Box[]) => (): SmallMovers => ({ creatures: boxes.map(track), travellers: [], score: 0.9 });
+  const movers = (...boxes: Box[]) => (): SmallMovers => ({ creatures: boxes.map(track), travellers: [], faint: [], score: 0.9 });
   const far: Box = { x: 0.3, y: 0.55, w: 0.05, h: 0.07 };
 
   it('where no one was found, the small movers are looked at; where someone was, none', () => {
@@ -115,7 +115,7 @@ describe('closer looks at small movers: a far walker at night is small too', () 
   });
 
   it('a traveller on a steady course (a far walker, a car) is looked at too, but never makes an animal', () => {
-    const travelling = (): SmallMovers => ({ creatures: [], travellers: [track(far)], score: 0 });
+    const travelling = (): SmallMovers => ({ creatures: [], travellers: [track(far)], faint: [], score: 0 });
     expect(moversToCheck([], pattern, manifest, undefined, travelling).map((c) => c.box)).to.deep.equal([far]);
     expect(decide([], pattern, manifest, undefined, travelling).labels).to.not.include('animal');
   });

@@ -92,6 +92,26 @@ describe('small movers (pure)', () => {
     expect(movers.travellers[0]!.box.x * W).to.be.within(15, 30); // where its way began
   });
 
+  it('a dim thing walking its way (a far walker at night, barely over the noise): faint, never a creature or a traveller, and the detector looks at it', () => {
+    const walker = (t: number) => ({ x: 40 + t * 4, y: 60 + Math.sin(t * 3) }); // a step at a time, with a blob's jitter
+    const movers = findSmallMovers(frames([{ at: walker, half: 2, shade: -17 }], { noise: 1.5 }), W, H);
+    expect(movers.creatures).to.deep.equal([]);
+    expect(movers.travellers).to.deep.equal([]);
+    expect(movers.faint).to.have.length(1);
+    expect(movers.faint[0]!.contrast).to.be.below(2);
+  });
+
+  it('a dim thing going by in hops longer than itself (produce jolted along a belt, a panning camera\'s leftovers): not even faint', () => {
+    // 3 px across, it moves 2 px, then 5, then 2...: most of its way in hops, as no walker or car moves
+    const jolted = (t: number) => {
+      const i = Math.round(t * FPS);
+      return { x: 10 + Math.floor(i / 2) * 7 + (i % 2) * 2, y: 60 };
+    };
+    const movers = findSmallMovers(frames([{ at: jolted, half: 1, shade: -17 }], { noise: 1.5, seconds: 6 }), W, H);
+    expect(movers.faint).to.deep.equal([]);
+    expect(movers.creatures).to.deep.equal([]);
+  });
+
   it('three things at one pace one way (a flow: snow in wind, produce on a belt): neither creatures nor travellers', () => {
     const lane = (y: number) => (t: number) => ({ x: 20 + t * 15, y });
     const movers = findSmallMovers(frames([{ at: lane(30), half: 2, shade: -60 }, { at: lane(60), half: 2, shade: -60 }, { at: lane(90), half: 2, shade: -60 }]), W, H);
@@ -127,6 +147,7 @@ describe('small creatures in the decision', () => {
   const movers: SmallMovers = {
     score: 0.9,
     travellers: [],
+    faint: [],
     creatures: [{ box: spider, from: 0, to: 9.8, seconds: 9.8, sightings: 50, travel: 10, turning: 0.4, pausing: 0.5, hops: 0.2, contrast: 3, velocity: { x: 0, y: 0 } }],
   };
   const grid = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);

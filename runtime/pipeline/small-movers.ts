@@ -94,6 +94,12 @@ const MIN_TRAVEL = 1;
  * this share of its path may be in hops longer than its own length from one frame to the next.
  */
 const MAX_HOPS = 0.75;
+/**
+ * ...unless it is seen in this share of the frames of its life, clear of the noise: a body fast for
+ * its size hops too (a moth flitting at the lens, a bird darting, a car far off), and noise or
+ * flicker linked up does not stay seen frame after frame.
+ */
+const SEEN_THROUGHOUT = 0.9;
 /** ...and its course bends or its pace changes (a straight line at one pace is a carried thing, or a walker). */
 const MIN_TURNING = 0.15;
 const MIN_PAUSING = 0.2;
@@ -369,13 +375,14 @@ export function findSmallMovers(frames: FineFrame[], width: number, height: numb
     sightings.push(blobs.length > BUSY_FRAME ? [] : blobs);
   }
   const interval = frames.length > 1 ? (frames[frames.length - 1]!.t - frames[0]!.t) / (frames.length - 1) : 1;
-  const moving = link(sightings)
-    .filter((t) => {
-      const seconds = t[t.length - 1]!.t - t[0]!.t;
-      return t.length >= MIN_SIGHTINGS && seconds >= MIN_SECONDS && t.length >= MIN_PRESENCE * (seconds / interval + 1);
-    })
-    .map((t) => describe(t, width, height))
-    .filter((t) => t.travel >= MIN_TRAVEL && t.hops <= MAX_HOPS);
+  const followed = link(sightings).flatMap((t) => {
+    const seconds = t[t.length - 1]!.t - t[0]!.t;
+    const presence = t.length / (seconds / interval + 1);
+    return t.length >= MIN_SIGHTINGS && seconds >= MIN_SECONDS && presence >= MIN_PRESENCE ? [{ track: describe(t, width, height), presence }] : [];
+  });
+  const moving = followed
+    .filter(({ track, presence }) => track.travel >= MIN_TRAVEL && (track.hops <= MAX_HOPS || (presence >= SEEN_THROUGHOUT && track.contrast >= MIN_CONTRAST)))
+    .map(({ track }) => track);
   const clear = moving.filter((t) => t.contrast >= MIN_CONTRAST);
   const alone = clear.filter((t) => alike(t, clear) < FLOW_TRACKS - 1);
   const faint = moving.filter((t) => t.contrast < MIN_CONTRAST && t.hops <= FAINT_MAX_HOPS && alike(t, moving) < FLOW_TRACKS - 1);

@@ -76,6 +76,13 @@ describe('small movers (pure)', () => {
     expect(findSmallMovers(frames([{ at: circle, half: 2, shade: 70 }]), W, H).creatures).to.have.length(1);
   });
 
+  it('a bright thing darting several of its lengths from frame to frame, seen in every frame (a moth at the lens): a creature', () => {
+    const flit = (t: number) => ({ x: 96 + 50 * Math.sin(t * 2.3) + 25 * Math.sin(t * 7.1), y: 54 + 30 * Math.cos(t * 1.7) + 12 * Math.sin(t * 5.3) });
+    const movers = findSmallMovers(frames([{ at: flit, half: 2, shade: 90 }], { seconds: 6 }), W, H);
+    expect(movers.creatures).to.have.length(1);
+    expect(movers.creatures[0]!.hops, 'most of its way in hops').to.be.above(0.75);
+  });
+
   it('nothing but sensor noise: no creature', () => {
     expect(findSmallMovers(frames([], { noise: 4 }), W, H).score).to.equal(0);
   });

@@ -96,3 +96,73 @@ export async function farNightWalkerClip(walker: string, scene: string, out: str
     },
   }, out);
 }
+
+export interface MothOptions {
+  /** the moth's blur disc, radius in px of the 1280 px view (out of focus near the lens: large and soft) */
+  radius?: number;
+  seconds?: number;
+  width?: number;
+  height?: number;
+  fps?: number;
+  seed?: number;
+}
+
+/**
+ * A moth at the lens at night: the infrared illuminator lights it far brighter than the scene,
+ * and out of focus it is a soft bright disc, smeared along its way within the exposure (half the
+ * frame interval), its brightness flickering with its wingbeat (faster than the frame rate, so
+ * each frame catches another moment of it), flitting on a course that turns and changes pace all
+ * the time, now and then leaving the view and coming back. The scene is `scene`'s first frame
+ * as an infrared camera sees it at night.
+ */
+export async function mothAtLensClip(scene: string, out: string, options: MothOptions = {}): Promise<string> {
+  const { radius = 28, seconds = 6, width = 1280, height = 720, fps = 10, seed = 11 } = options;
+  const [view] = await grayFrames(scene, width, height, fps, 1);
+  const random = seeded(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  // its course: velocity as a random walk (px/s), pulled back towards the middle of the view
+  const steps = 8; // positions within one exposure
+  const dt = 1 / fps / 2 / steps;
+  let x = width * 0.4;
+  let y = height * 0.45;
+  let vx = 300;
+  let vy = -120;
+  const frames = Math.round(seconds * fps);
+  const path: Array<Array<{ x: number; y: number }>> = [];
+  for (let i = 0; i < frames; i++) {
+    const exposure: Array<{ x: number; y: number }> = [];
+    for (let s = 0; s < 2 * steps; s++) {
+      vx += gauss() * 260 + (width / 2 - x) * 0.4;
+      vy += gauss() * 260 + (height / 2 - y) * 0.4;
+      const speed = Math.hypot(vx, vy);
+      if (speed > 700) { vx *= 700 / speed; vy *= 700 / speed; }
+      x += vx * dt;
+      y += vy * dt;
+      if (s < steps) exposure.push({ x, y }); // the shutter is open for the first half of the interval
+    }
+    path.push(exposure);
+  }
+  return encodeFrames({
+    width, height, fps, frames,
+    async frame(i) {
+      const light = new Float32Array(width * height);
+      const beat = 0.6 + 0.4 * random(); // the wingbeat's moment this frame caught
+      for (const p of path[i]!) {
+        const x0 = Math.max(0, Math.floor(p.x - 2 * radius)), x1 = Math.min(width - 1, Math.ceil(p.x + 2 * radius));
+        const y0 = Math.max(0, Math.floor(p.y - 2 * radius)), y1 = Math.min(height - 1, Math.ceil(p.y + 2 * radius));
+        for (let yy = y0; yy <= y1; yy++) {
+          for (let xx = x0; xx <= x1; xx++) {
+            const d2 = ((xx - p.x) ** 2 + (yy - p.y) ** 2) / (radius * radius);
+            light[yy * width + xx]! += (170 * beat * Math.exp(-d2)) / steps;
+          }
+        }
+      }
+      const rgb = Buffer.alloc(width * height * 3);
+      for (let k = 0; k < width * height; k++) {
+        const v = Math.max(0, Math.min(255, Math.round(12 + view![k]! * 0.35 + light[k]! + gauss() * 6)));
+        rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = v;
+      }
+      return rgb;
+    },
+  }, out);
+}

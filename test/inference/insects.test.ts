@@ -1,0 +1,27 @@
+// Insects at the lens at night through the daemon, with the real models: a moth lit by the
+// infrared illuminator, out of focus, flitting faster than its own size in a frame, is an
+// animal and never a risk (runtime/pipeline/README.md, "Small creatures").
+import path from 'node:path';
+import { expect } from 'chai';
+import { tempDir } from '../support/clips.js';
+import { suiteDaemon } from '../support/daemon.js';
+import { mothAtLensClip } from '../support/night.js';
+import { media } from '../support/paths.js';
+
+describe('insects at the lens (default pack, real models)', function () {
+  this.timeout(300_000);
+  const daemon = suiteDaemon();
+  const dir = tempDir('vigil-insects-');
+
+  // Three moths, each on a course of its own: small (a blur disc of 18 px in the 1280 px view),
+  // larger and nearer (28 px), right at the lens (40 px).
+  for (const moth of [{ radius: 18, seed: 5 }, { radius: 28, seed: 11 }, { radius: 40, seed: 3 }]) {
+    it(`a moth flitting at the lens at night (a ${moth.radius} px blur): animal, no person, safe`, async () => {
+      const clip = await mothAtLensClip(media('real/parking_overhead_cars.mp4'), path.join(dir, `moth-${moth.radius}.mp4`), moth);
+      const r = await daemon().classified(clip);
+      expect(r.labels, JSON.stringify(r.labels)).to.include('animal');
+      expect(r.labels).to.not.include.members(['person', 'vehicule', 'intrusion']);
+      expect(r.risk).to.equal('safe');
+    });
+  }
+});

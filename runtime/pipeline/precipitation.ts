@@ -176,7 +176,8 @@ function bestOffset(a: GrayFrame, b: GrayFrame, x: number, y: number, size: numb
     const j = dy - cy + reach;
     return i < 0 || j < 0 || i >= span || j >= span || costs[j * span + i] === Infinity ? undefined : costs[j * span + i]!;
   };
-  return { dx: bx, dy: by, centre: best, left: at(bx - 1, by), right: at(bx + 1, by), up: at(bx, by - 1), down: at(bx, by + 1) };
+  const tried = [...costs].filter((c) => c !== Infinity);
+  return { dx: bx, dy: by, centre: best, typical: median(tried), left: at(bx - 1, by), right: at(bx + 1, by), up: at(bx, by - 1), down: at(bx, by + 1) };
 }
 
 /** The vertex of the parabola through three costs around the middle one (a fraction of a pixel), 0 when flat. */
@@ -193,8 +194,24 @@ const SHIFT_BLOCKS_X = 3;
 const SHIFT_BLOCKS_Y = 2;
 /** the fine match reads every 4th pixel of every 4th row of its block: some fifty pixels of texture decide it */
 const SHIFT_FINE_STEP = 4;
+/** a coarse offset counts when it costs at most this share of the typical offset searched (explained) */
+const SHIFT_MATCH = 0.5;
 /** a block flatter than this (mean absolute gradient, gray levels) has nothing to match (a plain wall, the sky) */
 const SHIFT_TEXTURE = 2;
+
+/**
+ * A block's coarse offset counts when it stands out of the search: a moved view matches in one
+ * place, leaving only noise there, far better than at the offsets around. Rain or snow over a
+ * dark, plain view is texture of its own, but its drops are gone by the next sample: they match
+ * nowhere, every offset costs about the same, and the least of them is chance (on the frames the
+ * tests draw, 0.6 to 0.85 of the typical cost, against 0.1 to 0.25 for a panned view). Taken for
+ * the camera's motion, that chance would lay the rain of one sample onto the next's: the block
+ * stays put, and the fine search around it takes its fraction of a pixel.
+ */
+function explained(best: ReturnType<typeof bestOffset>): ReturnType<typeof bestOffset> {
+  if (best.centre <= best.typical * SHIFT_MATCH) return best;
+  return { ...best, dx: 0, dy: 0 };
+}
 
 /**
  * The camera's shift from frame a to frame b (b(x, y) ~ a(x - dx, y - dy)): blocks on a grid are
@@ -218,7 +235,7 @@ export function globalShift(a: GrayFrame, b: GrayFrame): Shift {
         for (let kx = 0; kx < size - 1; kx++) texture += Math.abs(ca.data[(y + ky) * ca.width + x + kx + 1]! - ca.data[(y + ky) * ca.width + x + kx]!);
       }
       if (texture / (size * (size - 1)) < SHIFT_TEXTURE) continue;
-      const coarse = bestOffset(ca, cb, x, y, size, 0, 0, reach, 1);
+      const coarse = explained(bestOffset(ca, cb, x, y, size, 0, 0, reach, 1));
       // to the pixel on the full frames: the block's full-size counterpart, searched a coarse pixel around
       const fx = x * SHIFT_COARSE;
       const fy = y * SHIFT_COARSE;

@@ -80,7 +80,7 @@ export interface MotionPattern {
    * 0.5 and more for a flicker at fixed places (leaves, compression blocks).
    */
   repeat: number;
-  /** share of the view where thin short-lived streaks are seen (raindrops), in the typical sample */
+  /** share of the view where thin short-lived streaks are seen (raindrops), or their merged texture (a downpour), in the typical sample */
   streaks: number;
   /** share of the view where small bright blobs are seen falling (snowflakes), in the typical sample */
   flakes: number;

@@ -5,7 +5,13 @@
 //   (or, against a bright sky, darker) than both the sample before and the sample after, and the
 //   next drops land elsewhere, so a streak does not come back in the same place;
 // - a snowflake falls slowly: a small bright blob that was a little higher in the sample before;
-// - both are spread over the whole view, unlike a walker, a car or a branch.
+// - both are spread over the whole view, unlike a walker, a car or a branch;
+// - in a downpour (and at night, where the illuminator lights every drop near the lens) the
+//   streaks are so many that they merge and each pixel sees drops often: no streak stands apart,
+//   but what changed is still a texture of parallel streaks, its gradients across the fall far
+//   stronger than along it, all over the view (rain puts an image's energy along one orientation:
+//   Barnum, Narasimhan and Kanade, "Analysis of rain and snow in frequency space", 2010). Snow,
+//   leaves, noise and walkers change the view in every direction, or only in places.
 // The camera's own movement is taken out first (a global shift: the median of matched blocks),
 // and every gray-level threshold rests on the clip's own noise.
 
@@ -70,6 +76,17 @@ const FLAKE_REACH = 1 / 8;
 const FLAKE_FALL = 2;
 /** flake candidates matched per map, at most (the matching is the costly part) */
 const FLAKES_MATCHED = 24;
+/**
+ * A cell's change is a texture of streaks when its gradients across the fall carry at least twice
+ * the energy of those along it, as the edges of a streak twice as long as it is wide do
+ * (STREAK_ELONGATION): a coherence (l1 - l2) / (l1 + l2) of the change's structure tensor of at
+ * least (2 - 1) / (2 + 1). Noise, flakes and leaves change a cell in every direction (near 0).
+ */
+const TEXTURE_COHERENCE = (STREAK_ELONGATION - 1) / (STREAK_ELONGATION + 1);
+/** ...where the change is seen: on average at least half the smallest change kept (FLOOR) per pixel */
+const TEXTURE_CHANGE = FLOOR / 2;
+/** ...and it falls as the rest of the view's rain does: within this of their median direction (rain falls parallel; gusts and perspective bend it a little) */
+const TEXTURE_AGREEMENT = Math.PI / 12;
 /** pixels at the border left out: the shift leaves them without a neighbour, and logos sit there */
 const BORDER = 6;
 
@@ -101,7 +118,7 @@ export interface PrecipitationEvidence {
    * elsewhere each time (near 0); leaves and compression blocks flicker in place (0.5 and more).
    */
   repeat: number;
-  /** median share of the grid's cells holding at least one streak (a thin short-lived streak along a fall) */
+  /** median share of the grid's cells holding at least one streak (a thin short-lived streak along a fall), or a texture of streaks merged (a downpour) */
   streakSpread: number;
   /** median share of the frame's area in streaks */
   streakArea: number;
@@ -540,16 +557,97 @@ export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake
 /** Where the patches around a flake lie (5x5 each, clear of a flake up to 8 px across). */
 const RING: Array<[number, number]> = [[-7, 0], [7, 0], [0, -7], [0, 7]];
 
+/**
+ * Share of the grid's cells where `cur`'s change from both neighbours in time (laid onto it by
+ * the camera's shift) is a texture of streaks falling as the rest: seen (TEXTURE_CHANGE),
+ * oriented (TEXTURE_COHERENCE), within STREAK_MAX_TILT of the vertical and TEXTURE_AGREEMENT of
+ * the other such cells' direction. The change of a pixel is how far it stands out of the range
+ * of its two neighbours (0 inside it): edges of a pan or a walker lie between them and cancel,
+ * as in transientMap. Its pixel of slack is not the 3x3 extremes, which merged drops would fill,
+ * but the neighbours' own gradient at the pixel: a change no larger than a pixel's shift of them
+ * would make is misalignment (fine texture under a pan or a zoom), not a drop.
+ */
+export function fallingTexture(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, fromPrev: Shift, toNext: Shift): number {
+  const { width, height, data } = cur;
+  const pd = prev.data;
+  const nd = next.data;
+  const pdx = -Math.round(fromPrev.dx);
+  const pdy = -Math.round(fromPrev.dy);
+  const ndx = Math.round(toNext.dx);
+  const ndy = Math.round(toNext.dy);
+  const x0 = Math.max(0, BORDER + Math.max(0, -pdx, -ndx));
+  const x1 = Math.max(x0, width - BORDER - Math.max(0, pdx, ndx));
+  const y0 = Math.max(0, BORDER + Math.max(0, -pdy, -ndy));
+  const y1 = Math.max(y0, height - BORDER - Math.max(0, pdy, ndy));
+  if (x1 - x0 < 3 || y1 - y0 < 3) return 0;
+  const change = new Int16Array(width * height);
+  for (let y = y0; y < y1; y++) {
+    const row = y * width;
+    const prow = (y + pdy) * width + pdx;
+    const nrow = (y + ndy) * width + ndx;
+    for (let x = x0; x < x1; x++) {
+      const v = data[row + x]!;
+      const a = pd[prow + x]!;
+      const b = nd[nrow + x]!;
+      const stands = v > a && v > b ? v - Math.max(a, b) : v < a && v < b ? v - Math.min(a, b) : 0;
+      if (stands === 0) continue;
+      // what a pixel of misalignment explains is not change: a neighbour's gradient there reaches it
+      const p = prow + x;
+      const n = nrow + x;
+      const reach = Math.max(Math.abs(pd[p + 1]! - pd[p - 1]!), Math.abs(pd[p + width]! - pd[p - width]!),
+        Math.abs(nd[n + 1]! - nd[n - 1]!), Math.abs(nd[n + width]! - nd[n - width]!)) / 2;
+      if (Math.abs(stands) > reach) change[row + x] = stands;
+    }
+  }
+  // per cell: the structure tensor of the change (central differences) and its mean size
+  const cells = GRID_X * GRID_Y;
+  const jxx = new Float64Array(cells);
+  const jyy = new Float64Array(cells);
+  const jxy = new Float64Array(cells);
+  const size = new Float64Array(cells);
+  const count = new Uint32Array(cells);
+  const columnCell = Uint8Array.from({ length: width }, (_, x) => Math.min(GRID_X - 1, Math.floor((x * GRID_X) / width)));
+  for (let y = y0 + 1; y < y1 - 1; y++) {
+    const rowCell = Math.min(GRID_Y - 1, Math.floor((y * GRID_Y) / height)) * GRID_X;
+    for (let x = x0 + 1; x < x1 - 1; x++) {
+      const i = y * width + x;
+      const cell = rowCell + columnCell[x]!;
+      count[cell]!++;
+      const gx = change[i + 1]! - change[i - 1]!;
+      const gy = change[i + width]! - change[i - width]!;
+      if (gx === 0 && gy === 0 && change[i] === 0) continue; // most of a dry view
+      jxx[cell] += gx * gx;
+      jyy[cell] += gy * gy;
+      jxy[cell] += gx * gy;
+      size[cell] += Math.abs(change[i]!);
+    }
+  }
+  // the direction of each oriented cell's streaks, from the vertical (signed)
+  const falls: number[] = [];
+  for (let k = 0; k < cells; k++) {
+    if (!count[k] || size[k]! / count[k]! < TEXTURE_CHANGE) continue;
+    const trace = jxx[k]! + jyy[k]!;
+    if (Math.hypot(jxx[k]! - jyy[k]!, 2 * jxy[k]!) < TEXTURE_COHERENCE * trace) continue;
+    // the strongest gradient's angle from the horizontal is the streaks' from the vertical
+    const fall = 0.5 * Math.atan2(2 * jxy[k]!, jxx[k]! - jyy[k]!);
+    if (Math.abs(fall) <= STREAK_MAX_TILT) falls.push(fall);
+  }
+  if (falls.length === 0) return 0;
+  const direction = median(falls);
+  return falls.filter((f) => Math.abs(f - direction) <= TEXTURE_AGREEMENT).length / cells;
+}
+
 /** What one transient map shows. */
 export interface MapEvidence {
+  /** share of the grid's cells holding a streak, or a texture of merged streaks (fallingTexture) */
   streakSpread: number;
   streakArea: number;
   flakeSpread: number;
   noise: number;
 }
 
-/** Streaks and falling flakes in one transient map (`prev` is the sample before, for the flakes). */
-export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, fromPrev: Shift): MapEvidence {
+/** Streaks and falling flakes in one transient map (`prev` is the sample before, for the flakes; `texture` the cells of merged streaks). */
+export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, texture = 0): MapEvidence {
   const found = particles(map);
   const streaks = found.filter((p) => isStreak(p, map.width));
   const candidates = found.filter((p) => isFlakeCandidate(p, map.width));
@@ -566,7 +664,7 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
   }
   const validArea = Math.max(1, (map.x1 - map.x0) * (map.y1 - map.y0));
   return {
-    streakSpread: cellSpread(streaks, map.width, map.height),
+    streakSpread: Math.max(cellSpread(streaks, map.width, map.height), texture),
     streakArea: streaks.reduce((a, p) => a + p.area, 0) / validArea,
     flakeSpread,
     noise: map.noise,
@@ -625,7 +723,8 @@ export class PrecipitationTracker {
     }
     const first = transientMap(w[0]!, w[1]!, w[2]!, shifts[1]!, shifts[2]!);
     const second = transientMap(w[2]!, w[3]!, w[4]!, shifts[3]!, shifts[4]!);
-    this.maps.push(mapEvidence(first, w[0]!, w[1]!, shifts[1]!), mapEvidence(second, w[2]!, w[3]!, shifts[3]!));
+    const textures = [fallingTexture(w[0]!, w[1]!, w[2]!, shifts[1]!, shifts[2]!), fallingTexture(w[2]!, w[3]!, w[4]!, shifts[3]!, shifts[4]!)];
+    this.maps.push(mapEvidence(first, w[0]!, w[1]!, shifts[1]!, textures[0]), mapEvidence(second, w[2]!, w[3]!, shifts[3]!, textures[1]));
     this.repeats.push(recurrence(first, second));
   }
 

@@ -2,7 +2,7 @@
 // transient map against both neighbours, streaks and flakes, recurrence, and the score.
 import { expect } from 'chai';
 import {
-  PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
+  PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fallingTexture, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
   precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, type GrayFrame,
 } from '../../runtime/pipeline/precipitation.js';
 import { seeded as random } from '../support/random.js';
@@ -31,6 +31,26 @@ function draw(f: GrayFrame, x0: number, y0: number, w: number, h: number, level:
 
 const still = { dx: 0, dy: 0 };
 
+/**
+ * Rain at night over a dark, plain view, the drops lit by the camera's infrared: every sample its
+ * own `drops` bright streaks, 1 to 2 px wide and 6 to 20 px long, falling a little aslant (900
+ * cover a quarter of the view, 3000 three fifths).
+ */
+function nightRain(seed: number, drops: number): GrayFrame {
+  const rnd = random(seed);
+  const f = frame(scene(3, 0.1), 0, 0);
+  for (let k = 0; k < drops; k++) {
+    const x0 = Math.floor(rnd() * W), y0 = Math.floor(rnd() * H), length = 6 + Math.floor(rnd() * 14), wide = 1 + Math.floor(rnd() * 2);
+    // a drop nearer the illuminator is brighter; the blur of its fall makes it even along its length
+    const level = 120 + Math.floor(rnd() * 120);
+    for (let t = 0; t < length; t++) {
+      const y = y0 + t, x = x0 + Math.round(t * 0.2);
+      for (let w = 0; w < wide; w++) if (y < H && x + w < W) f.data[y * W + x + w] = Math.max(f.data[y * W + x + w]!, level);
+    }
+  }
+  return f;
+}
+
 describe('precipitation analysis', () => {
   const view = scene(7);
 
@@ -45,19 +65,7 @@ describe('precipitation analysis', () => {
   });
 
   it('dense rain over a dark, plain view (a still camera at night, drops lit by its infrared): no shift of the camera beyond the fine search', () => {
-    // every sample its own drops: bright streaks 1 to 2 px wide and 6 to 20 px long, falling a little aslant
-    const rainy = (seed: number): GrayFrame => {
-      const rnd = random(seed);
-      const f = frame(scene(3, 0.1), 0, 0);
-      for (let k = 0; k < 900; k++) {
-        const x0 = Math.floor(rnd() * W), y0 = Math.floor(rnd() * H), length = 6 + Math.floor(rnd() * 14), wide = 1 + Math.floor(rnd() * 2);
-        for (let t = 0; t < length; t++) {
-          const y = y0 + t, x = x0 + Math.round(t * 0.2);
-          for (let w = 0; w < wide; w++) if (y < H && x + w < W) f.data[y * W + x + w] = 180 + Math.floor(rnd() * 60);
-        }
-      }
-      return f;
-    };
+    const rainy = (seed: number) => nightRain(seed, 900);
     for (const seed of [1, 2, 3]) {
       const shift = globalShift(rainy(seed), rainy(seed + 10));
       // Taking the drops' chance matches for motion, it was 5 to 10 px. What is left is the fine
@@ -192,5 +200,39 @@ describe('precipitation analysis', () => {
     const still = dry.evidence();
     expect(still.streakSpread).to.equal(0);
     expect(precipitationScore(still)).to.equal(0);
+  });
+
+  it('a downpour at night, its streaks merged: none stands apart, but the change is a texture of streaks falling one way over the whole view', () => {
+    const samples = [1, 2, 3].map((seed) => nightRain(seed, 3000));
+    const map = transientMap(samples[0]!, samples[1]!, samples[2]!, still, still);
+    // each pixel sees drops so often that the pixel of slack around it holds one, and the
+    // changes are so many that the noise they are measured against is taken for tens of levels
+    expect(cellSpread(particles(map).filter((p) => isStreak(p, W)), W, H)).to.be.below(PRECIPITATION_SPREAD);
+    expect(fallingTexture(samples[0]!, samples[1]!, samples[2]!, still, still)).to.be.above(2 * PRECIPITATION_SPREAD);
+    // as rain, over a run
+    const tracker = new PrecipitationTracker({ every: 5, length: 5 });
+    for (let k = 0; k < 5; k++) tracker.push(nightRain(20 + k, 3000));
+    expect(precipitationScore(tracker.evidence())).to.be.above(0.5);
+  });
+
+  it('no texture of falling streaks in heavy snow, a walker, fine vertical texture under a pan, or a still view', () => {
+    const texture = (f: (k: number) => GrayFrame, shifts = [still, still]) => fallingTexture(f(0), f(1), f(2), shifts[0]!, shifts[1]!);
+    // heavy snow: round flakes 2 to 4 px across, everywhere, in new places every sample
+    const snow = (k: number) => {
+      const rnd = random(40 + k);
+      const f = frame(scene(3, 0.1), 0, 0);
+      for (let n = 0; n < 1500; n++) draw(f, Math.floor(rnd() * (W - 4)), Math.floor(rnd() * (H - 4)), 2 + Math.floor(rnd() * 3), 2 + Math.floor(rnd() * 3), 200 + Math.floor(rnd() * 40));
+      return f;
+    };
+    expect(texture(snow)).to.be.below(PRECIPITATION_SPREAD);
+    // a walker crossing the view (tall and thin: vertical edges)
+    expect(texture((k) => draw(frame(view), 100 + 6 * k, 50, 12, 60, 30))).to.be.below(PRECIPITATION_SPREAD);
+    // grass or hair (fine vertical stripes) under a pan of a pixel and a half a sample: the
+    // alignment to the pixel leaves half a pixel of each edge
+    const stripes = (x: number, y: number) => Math.round(120 + 60 * Math.sin(x * 1.3) + 20 * Math.sin(y * 0.05));
+    const panned = (k: number) => frame(stripes, 1.5 * k, 0);
+    const shift = { dx: -1.5, dy: 0 };
+    expect(texture(panned, [shift, shift])).to.be.below(PRECIPITATION_SPREAD);
+    expect(texture(() => frame(view))).to.equal(0);
   });
 });

@@ -97,6 +97,34 @@ export async function farNightWalkerClip(walker: string, scene: string, out: str
   }, out);
 }
 
+export interface NightViewOptions {
+  seconds?: number;
+  width?: number;
+  height?: number;
+  fps?: number;
+  seed?: number;
+}
+
+/** `scene`'s first frame as an infrared camera sees it at night, held still: nothing in it moves but the sensor's grain. */
+export async function nightViewClip(scene: string, out: string, options: NightViewOptions = {}): Promise<string> {
+  const { seconds = 5, width = 1280, height = 720, fps = 10, seed = 13 } = options;
+  const [view] = await grayFrames(scene, width, height, fps, 1);
+  const random = seeded(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  return encodeFrames({
+    width, height, fps, frames: Math.round(seconds * fps),
+    async frame() {
+      const rgb = Buffer.alloc(width * height * 3);
+      for (let k = 0; k < width * height; k++) {
+        // as farNightWalkerClip: a third of the light, lifted a little, and the grain
+        const v = Math.max(0, Math.min(255, Math.round(12 + view![k]! * 0.35 + gauss() * 6)));
+        rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = v;
+      }
+      return rgb;
+    },
+  }, out);
+}
+
 export interface MothOptions {
   /** the moth's blur disc, radius in px of the 1280 px view (out of focus near the lens: large and soft) */
   radius?: number;

@@ -83,7 +83,7 @@ const FLAKES_MATCHED = 24;
  * least (2 - 1) / (2 + 1). Noise, flakes and leaves change a cell in every direction (near 0).
  */
 const TEXTURE_COHERENCE = (STREAK_ELONGATION - 1) / (STREAK_ELONGATION + 1);
-/** ...where the change is seen: on average at least half the smallest change kept (FLOOR) per pixel */
+/** ...where the change is seen: changes of at least FLOOR, on average at least half of it per pixel */
 const TEXTURE_CHANGE = FLOOR / 2;
 /** ...and it falls as the rest of the view's rain does: within this of their median direction (rain falls parallel; gusts and perspective bend it a little) */
 const TEXTURE_AGREEMENT = Math.PI / 12;
@@ -581,6 +581,8 @@ export function fallingTexture(prev: GrayFrame, cur: GrayFrame, next: GrayFrame,
   const y1 = Math.max(y0, height - BORDER - Math.max(0, pdy, ndy));
   if (x1 - x0 < 3 || y1 - y0 < 3) return 0;
   const change = new Int16Array(width * height);
+  // rows holding a change: the others' gradients are 0 (most of a dry view)
+  const changed = new Uint8Array(height);
   for (let y = y0; y < y1; y++) {
     const row = y * width;
     const prow = (y + pdy) * width + pdx;
@@ -590,13 +592,16 @@ export function fallingTexture(prev: GrayFrame, cur: GrayFrame, next: GrayFrame,
       const a = pd[prow + x]!;
       const b = nd[nrow + x]!;
       const stands = v > a && v > b ? v - Math.max(a, b) : v < a && v < b ? v - Math.min(a, b) : 0;
-      if (stands === 0) continue;
+      if (stands < FLOOR && stands > -FLOOR) continue; // as likely the encoder's as the scene's
       // what a pixel of misalignment explains is not change: a neighbour's gradient there reaches it
       const p = prow + x;
       const n = nrow + x;
       const reach = Math.max(Math.abs(pd[p + 1]! - pd[p - 1]!), Math.abs(pd[p + width]! - pd[p - width]!),
         Math.abs(nd[n + 1]! - nd[n - 1]!), Math.abs(nd[n + width]! - nd[n - width]!)) / 2;
-      if (Math.abs(stands) > reach) change[row + x] = stands;
+      if (Math.abs(stands) > reach) {
+        change[row + x] = stands;
+        changed[y] = 1;
+      }
     }
   }
   // per cell: the structure tensor of the change (central differences) and its mean size
@@ -605,17 +610,22 @@ export function fallingTexture(prev: GrayFrame, cur: GrayFrame, next: GrayFrame,
   const jyy = new Float64Array(cells);
   const jxy = new Float64Array(cells);
   const size = new Float64Array(cells);
-  const count = new Uint32Array(cells);
   const columnCell = Uint8Array.from({ length: width }, (_, x) => Math.min(GRID_X - 1, Math.floor((x * GRID_X) / width)));
+  const rowCell = (y: number) => Math.min(GRID_Y - 1, Math.floor((y * GRID_Y) / height));
+  // the pixels of each cell looked at: its columns times its rows
+  const columns = new Uint32Array(GRID_X);
+  const rows = new Uint32Array(GRID_Y);
+  for (let x = x0 + 1; x < x1 - 1; x++) columns[columnCell[x]!]!++;
+  for (let y = y0 + 1; y < y1 - 1; y++) rows[rowCell(y)]!++;
   for (let y = y0 + 1; y < y1 - 1; y++) {
-    const rowCell = Math.min(GRID_Y - 1, Math.floor((y * GRID_Y) / height)) * GRID_X;
+    if (!changed[y - 1] && !changed[y] && !changed[y + 1]) continue;
+    const cellRow = rowCell(y) * GRID_X;
     for (let x = x0 + 1; x < x1 - 1; x++) {
       const i = y * width + x;
-      const cell = rowCell + columnCell[x]!;
-      count[cell]!++;
+      const cell = cellRow + columnCell[x]!;
       const gx = change[i + 1]! - change[i - 1]!;
       const gy = change[i + width]! - change[i - width]!;
-      if (gx === 0 && gy === 0 && change[i] === 0) continue; // most of a dry view
+      if (gx === 0 && gy === 0 && change[i] === 0) continue;
       jxx[cell] += gx * gx;
       jyy[cell] += gy * gy;
       jxy[cell] += gx * gy;
@@ -625,7 +635,8 @@ export function fallingTexture(prev: GrayFrame, cur: GrayFrame, next: GrayFrame,
   // the direction of each oriented cell's streaks, from the vertical (signed)
   const falls: number[] = [];
   for (let k = 0; k < cells; k++) {
-    if (!count[k] || size[k]! / count[k]! < TEXTURE_CHANGE) continue;
+    const count = columns[k % GRID_X]! * rows[Math.floor(k / GRID_X)]!;
+    if (!count || size[k]! / count < TEXTURE_CHANGE) continue;
     const trace = jxx[k]! + jyy[k]!;
     if (Math.hypot(jxx[k]! - jyy[k]!, 2 * jxy[k]!) < TEXTURE_COHERENCE * trace) continue;
     // the strongest gradient's angle from the horizontal is the streaks' from the vertical

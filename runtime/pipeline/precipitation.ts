@@ -707,7 +707,8 @@ export function scheduleSelect(schedule: PrecipitationSchedule): string {
 /**
  * Takes the scheduled samples at PRECIPITATION_WIDTH in order (each its own buffer) and
  * analyses each run once it is complete: its first five distinct samples give two transient maps
- * two samples apart (at the second and the fourth) and their recurrence.
+ * two samples apart (at the second and the fourth) and their recurrence, and the texture of
+ * merged streaks at the third.
  */
 export class PrecipitationTracker {
   private run: GrayFrame[] = [];
@@ -734,8 +735,9 @@ export class PrecipitationTracker {
     }
     const first = transientMap(w[0]!, w[1]!, w[2]!, shifts[1]!, shifts[2]!);
     const second = transientMap(w[2]!, w[3]!, w[4]!, shifts[3]!, shifts[4]!);
-    const textures = [fallingTexture(w[0]!, w[1]!, w[2]!, shifts[1]!, shifts[2]!), fallingTexture(w[2]!, w[3]!, w[4]!, shifts[3]!, shifts[4]!)];
-    this.maps.push(mapEvidence(first, w[0]!, w[1]!, shifts[1]!, textures[0]), mapEvidence(second, w[2]!, w[3]!, shifts[3]!, textures[1]));
+    // the texture of merged streaks once a run, at its middle sample: a downpour is everywhere all the time
+    const texture = fallingTexture(w[1]!, w[2]!, w[3]!, shifts[2]!, shifts[3]!);
+    this.maps.push(mapEvidence(first, w[0]!, w[1]!, shifts[1]!, texture), mapEvidence(second, w[2]!, w[3]!, shifts[3]!, texture));
     this.repeats.push(recurrence(first, second));
   }
 

@@ -8,7 +8,8 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { closerLooksAgree, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type Doubt, type FrameFindings } from './decide.js';
+import { closerLooksAgree, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, type Doubt, type FrameFindings } from './decide.js';
+import { medianOfThree } from './pixel-median.js';
 import type { MoverTrack } from './small-movers.js';
 import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
@@ -187,13 +188,15 @@ export class ClipClassifier implements Classifier {
     const unseen = (track: MoverTrack) => !chosen.some((c) => c.sample.t >= track.from && c.sample.t <= track.to &&
       covered(track.box, c.crop ?? { x: 0, y: 0, w: 1, h: 1 }) >= 0.8 && viewSide(clip, c.crop) <= 2 * viewSide(clip, closer(track)));
     const looked = movers.filter(unseen).slice(0, MOVERS_LOOKED_AT); // in moversToCheck's order
+    // in rain or snow, the looks are at frames with the drops taken out, as the movers were followed
+    const derain = rainScore(motion.pattern) > 0;
     for (const track of looked) {
       const crop = closer(track);
       yield this.inferLooks([0.2, 0.8].map((at) => {
         const index = Math.min(last, Math.max(0, Math.round((track.from + at * (track.to - track.from)) * SAMPLE_FPS)));
         // it moved there, seen at the small movers' finer size
         return { index, sample: seenMoving(motion.samples[index]!, track.box), crop };
-      }), clip, motion, signal);
+      }), clip, motion, signal, derain);
     }
   }
 
@@ -218,14 +221,38 @@ export class ClipClassifier implements Classifier {
   }
 
   /** The first-look models on each look's region; its frame from those the motion pass kept, or decoded. */
-  private async inferLooks(looks: ChosenFrame[], clip: ClipInfo, motion: MotionAnalysis, signal: AbortSignal) {
+  private async inferLooks(looks: ChosenFrame[], clip: ClipInfo, motion: MotionAnalysis, signal: AbortSignal, derain = false) {
     const inOrder = looks.filter((look, i) => looks.findIndex((other) => other.index === look.index && other.crop === look.crop) === i)
       .sort((a, b) => a.index - b.index); // as ffmpeg gives them
     if (inOrder.length === 0) return [];
-    const frames = motion.frames ? this.keptFrames(clip, motion.frames, inOrder) : this.decodeChosen(clip, inOrder, signal);
+    const frames = derain ? this.derained(clip, motion, inOrder, signal) : this.framesOf(clip, motion, inOrder, signal);
     const results = [];
     for await (const decoded of frames) results.push(await this.inferFrame(decoded, undefined, signal));
     return results;
+  }
+
+  /** The chosen samples' frames: out of those the motion pass kept (a small clip), else decoded. */
+  private framesOf(clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
+    return motion.frames ? this.keptFrames(clip, motion.frames, chosen) : this.decodeChosen(clip, chosen, signal);
+  }
+
+  /**
+   * The chosen samples with the rain taken out (in order): each detail frame the per-pixel median
+   * of it and the samples either side. A drop is in one sample only; a walker a tenth of a second
+   * on has moved less than his width.
+   */
+  private async *derained(clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
+    const last = motion.samples.length - 1;
+    const around = (index: number) => (index > 0 && index < last ? [index - 1, index, index + 1] : [index]);
+    const indices = [...new Set(chosen.flatMap((c) => around(c.index)))].sort((a, b) => a - b);
+    const decoded = new Map<number, DecodedFrame>();
+    for await (const d of this.framesOf(clip, motion, indices.map((index) => ({ index, sample: motion.samples[index]!, crop: undefined })), signal)) decoded.set(d.choice.index, d);
+    for (const choice of chosen) {
+      const [a, b, c] = around(choice.index).map((i) => decoded.get(i)!);
+      const own = decoded.get(choice.index)!;
+      const frame = a && b && c ? Buffer.from(medianOfThree(a.frame, b.frame, c.frame).buffer) : own.frame;
+      yield { frame, size: own.size, choice, whole: own.whole };
+    }
   }
 
   /** The sizes a chosen sample is needed at: the detail frame (for crops), then each model input size (by inputKey). */

@@ -11,7 +11,7 @@ import { cellGroups, smallGroups } from './cell-groups.js';
 import { medianFrame } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
-import { PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
+import { PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
 import { describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
@@ -307,7 +307,9 @@ export async function analyseMotion(
   if (samples.length === 0) throw new Error('the clip has no frames');
   addForeground(kept, grid);
   let movers: SmallMovers | undefined;
-  const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked));
+  // where rain or snow falls, the drops are taken out before small things are followed
+  const falling = precipitationScore(precipitation) > 0;
+  const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling }));
   return { samples, pattern: describePattern(samples, precipitation), smallMovers, ...(frames ? { frames } : {}) };
 }
 

@@ -1,5 +1,6 @@
 // A clip's background: what stays in place outvotes what passes. Both the motion pass
-// (96 px) and the small movers (192 px) take theirs this way.
+// (96 px) and the small movers (192 px) take theirs this way. Over three frames in a row, the
+// median takes out what is in one of them only (raindrops).
 
 /**
  * The per-pixel median of up to `count` evenly spaced frames. Each pixel's median is selected
@@ -38,4 +39,14 @@ export function medianFrame(frames: Uint8Array[], count: number): Uint8Array {
     median[p] = values[middle]!;
   }
   return median;
+}
+
+/** The per-pixel median of three frames of the same size (gray or RGB alike). */
+export function medianOfThree(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint8Array {
+  const out = new Uint8Array(b.length);
+  for (let p = 0; p < b.length; p++) {
+    const x = a[p]!, y = b[p]!, z = c[p]!;
+    out[p] = x > y ? (y > z ? y : x > z ? z : x) : x > z ? x : y > z ? z : y;
+  }
+  return out;
 }

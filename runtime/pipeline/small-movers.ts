@@ -8,7 +8,7 @@
 // raindrops never come back. A person or vehicle is what the networks are for:
 // a small mover only says `animal` where they found none (decide.ts).
 import type { Box } from '../core/analysis.js';
-import { medianFrame } from './pixel-median.js';
+import { medianFrame, medianOfThree } from './pixel-median.js';
 
 /** One gray frame of the clip at the fine size, and its time. */
 export interface FineFrame {
@@ -65,7 +65,12 @@ const BACKGROUND_FRAMES = 25;
 const MIN_DELTA = 12;
 /** Foreground is this many times the clip's own noise (its robust standard deviation) above the background. */
 const NOISE_FACTOR = 4;
-/** A frame with more small blobs than this is a moving camera, noise or a crowd: nothing small can be followed there. */
+/**
+ * A frame with more small blobs than this is a moving camera, noise, a crowd or rain: nothing small
+ * can be followed there. Where rain or snow falls, the blobs that overlap the foreground of the
+ * frames either side are kept (a body walking or crawling overlaps itself from one frame to the
+ * next; a drop is in one frame only), unless they are still more.
+ */
 const BUSY_FRAME = 40;
 /** Small: the blob's longer side is at most this share of the frame's shorter side (anything larger the networks see well enough). */
 const SMALL_SIDE = 1 / 4;
@@ -238,6 +243,20 @@ function smallBlobs(fg: Foreground, seen: Uint8Array, width: number, height: num
 }
 
 /**
+ * Whether a blob (its pixels of its sign in `mask`) shares a pixel with the foreground of the same
+ * sign of another frame (`other`): a body walking or crawling overlaps itself from one frame to
+ * the next; a raindrop is in one frame only.
+ */
+function overlaps(blob: Blob, mask: Int8Array, other: Int8Array, width: number): boolean {
+  for (let y = blob.y0; y <= blob.y1; y++) {
+    for (let i = y * width + blob.x0, end = y * width + blob.x1; i <= end; i++) {
+      if (mask[i] === blob.sign && other[i] === blob.sign) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * Links each frame's blobs to the tracks that could have got there: the closest pairs first, so a
  * faint speck near a creature never takes its track; a blob left over starts a track.
  */
@@ -332,11 +351,25 @@ function alike(track: MoverTrack, others: MoverTrack[]): number {
 }
 
 /**
- * Follows the small things that move through the view and keeps those that move as creatures
- * do. `masked` pixels (the camera's masks) never count.
+ * Where rain or snow falls, each frame with the drops taken out: the per-pixel median of it and
+ * the frames either side (the temporal median deraining starts from). A drop crosses the view
+ * within a frame and is in one of the three; a walker, a car or a crawling thing moves a pixel or
+ * two a frame here and is in all three. A thing darting farther than its own length a frame is
+ * lost with the drops.
  */
-export function findSmallMovers(frames: FineFrame[], width: number, height: number, masked?: Uint8Array): SmallMovers {
+export function withoutDrops(frames: FineFrame[]): FineFrame[] {
+  return frames.slice(1, -1).map((frame, k) => ({ t: frame.t, gray: medianOfThree(frames[k]!.gray, frame.gray, frames[k + 2]!.gray) }));
+}
+
+/**
+ * Follows the small things that move through the view and keeps those that move as creatures
+ * do. `masked` pixels (the camera's masks) never count. `falling`: rain or snow was seen; the
+ * drops are taken out first (withoutDrops), a track that hops does not count, and what moves is
+ * a traveller to look at, never a creature.
+ */
+export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: boolean } = {}): SmallMovers {
   const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0 };
+  const frames = options.falling ? withoutDrops(clipFrames) : clipFrames;
   if (frames.length < MIN_SIGHTINGS) return none;
   const pixels = width * height;
   const bg = medianFrame(frames.map((f) => f.gray), BACKGROUND_FRAMES);
@@ -349,17 +382,28 @@ export function findSmallMovers(frames: FineFrame[], width: number, height: numb
   const short = Math.min(width, height);
   const maxSide = Math.max(2, Math.floor(short * SMALL_SIDE));
   if (masked) for (let p = 0; p < pixels; p++) if (masked[p]) threshold[p] = 255; // never foreground
-  const fg: Foreground = { mask: new Int8Array(pixels), excess: new Float32Array(pixels), pixels: new Int32Array(pixels), count: 0 };
+  // the foregrounds of three frames in turn: a frame's blobs are judged once the next one is known
+  const window: Foreground[] = [0, 1, 2].map(() => ({ mask: new Int8Array(pixels), excess: new Float32Array(pixels), pixels: new Int32Array(pixels), count: 0 }));
   const seen = new Uint8Array(pixels);
   const gained = new Float64Array(256);
   const sightings: Blob[][] = [];
-  for (const frame of frames) {
+  const judge = (k: number): Blob[] => {
+    const blobs = smallBlobs(window[k % 3]!, seen, width, height, frames[k]!.t, maxSide);
+    if (blobs.length <= BUSY_FRAME) return blobs;
+    if (!options.falling) return [];
+    // what is left of rain or snow: only what was there in the frames either side too
+    const around = [k - 1, k + 1].filter((j) => j >= 0 && j < frames.length).map((j) => window[j % 3]!.mask);
+    const staying = blobs.filter((b) => around.every((other) => overlaps(b, window[k % 3]!.mask, other, width)));
+    return staying.length <= BUSY_FRAME ? staying : [];
+  };
+  frames.forEach((frame, k) => {
+    const fg = window[k % 3]!;
     const { gain, offset } = exposure(frame.gray, bg);
     // gain x each gray level, looked up: the loop below runs over every pixel of every frame
     for (let v = 0; v < 256; v++) gained[v] = gain * v;
     const gray = frame.gray;
     const { mask, excess, pixels: list } = fg;
-    for (let k = 0; k < fg.count; k++) mask[list[k]!] = 0; // the last frame's foreground; the rest is 0 already
+    for (let j = 0; j < fg.count; j++) mask[list[j]!] = 0; // that of three frames ago; the rest is 0 already
     let count = 0;
     for (let p = 0; p < pixels; p++) {
       const d = gray[p]! - gained[bg[p]!]! - offset;
@@ -371,9 +415,9 @@ export function findSmallMovers(frames: FineFrame[], width: number, height: numb
       }
     }
     fg.count = count;
-    const blobs = smallBlobs(fg, seen, width, height, frame.t, maxSide);
-    sightings.push(blobs.length > BUSY_FRAME ? [] : blobs);
-  }
+    if (k > 0) sightings.push(judge(k - 1));
+  });
+  sightings.push(judge(frames.length - 1));
   const interval = frames.length > 1 ? (frames[frames.length - 1]!.t - frames[0]!.t) / (frames.length - 1) : 1;
   const followed = link(sightings).flatMap((t) => {
     const seconds = t[t.length - 1]!.t - t[0]!.t;
@@ -381,12 +425,15 @@ export function findSmallMovers(frames: FineFrame[], width: number, height: numb
     return t.length >= MIN_SIGHTINGS && seconds >= MIN_SECONDS && presence >= MIN_PRESENCE ? [{ track: describe(t, width, height), presence }] : [];
   });
   const moving = followed
-    .filter(({ track, presence }) => track.travel >= MIN_TRAVEL && (track.hops <= MAX_HOPS || (presence >= SEEN_THROUGHOUT && track.contrast >= MIN_CONTRAST)))
+    // in rain a track seen throughout proves nothing: a drop left over is always near
+    .filter(({ track, presence }) => track.travel >= MIN_TRAVEL && (track.hops <= MAX_HOPS || (!options.falling && presence >= SEEN_THROUGHOUT && track.contrast >= MIN_CONTRAST)))
     .map(({ track }) => track);
   const clear = moving.filter((t) => t.contrast >= MIN_CONTRAST);
   const alone = clear.filter((t) => alike(t, clear) < FLOW_TRACKS - 1);
   const faint = moving.filter((t) => t.contrast < MIN_CONTRAST && t.hops <= FAINT_MAX_HOPS && alike(t, moving) < FLOW_TRACKS - 1);
-  const creatures = alone.filter((t) => t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING);
+  // in rain, specks of drops left over link up now and then, so what moves is only looked at (a
+  // walker in the rain), never taken for a creature by how it moves
+  const creatures = options.falling ? [] : alone.filter((t) => t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING);
   const travellers = alone.filter((t) => !creatures.includes(t));
   if (creatures.length === 0) return { ...none, travellers, faint };
   // Surer the longer one was followed: 0.6 for the shortest track that counts, up to 0.9 over 4 s.

@@ -14,7 +14,7 @@ import { probeClip } from '../../runtime/pipeline/probe.js';
 import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
 import { flagClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { media, SHARED_MODELS } from '../support/paths.js';
-import { farNightWalkerClip, mothAtLensClip } from '../support/night.js';
+import { farNightWalkerClip, mothAtLensClip, nightViewClip } from '../support/night.js';
 import { flockClip } from '../support/sky.js';
 import { weatherClip } from '../support/weather.js';
 
@@ -56,6 +56,7 @@ export async function madeClips(): Promise<Expectation[]> {
   const sky: Pick<Expectation, 'must' | 'mustNot' | 'risks'> = { must: [], mustNot: ['person', 'vehicule', 'intrusion'], risks: ['safe'] };
   const pan = async (image: string) => panClip(image, path.join(dir, `${image}.mp4`));
   const animal: Pick<Expectation, 'must' | 'mustNot' | 'risks'> = { must: ['animal'], mustNot: ['person'], risks: ['safe'] };
+  const farWalker = await farNightWalkerClip(media('real/worker_hardhat_walking.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'far-walker.mp4'), { scale: 0.35, at: { x: 0.3, y: 0.55 } });
   return [
     { name: 'grace_hopper pan', file: await pan('grace_hopper.png'), must: ['person'], mustNot: [], risks: ['intrusion', 'danger'] },
     { name: 'squat pan', file: await pan('squat.png'), must: ['person'], mustNot: [], risks: ['intrusion', 'danger'] },
@@ -73,7 +74,9 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'flag on a pole', file: await flagClip(path.join(dir, 'flag.mp4'), { cloth: 'bands' }), must: ['flag'], mustNot: ['person', 'vehicule', 'plant'], risks: ['safe'] },
     { name: 'downpour over the empty room', file: await weatherClip(media('real/indoor_empty_room.mp4'), path.join(dir, 'downpour.mp4'), { kind: 'rain', density: 'downpour' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },
     { name: 'heavy snow over the empty room', file: await weatherClip(media('real/indoor_empty_room.mp4'), path.join(dir, 'snow.mp4'), { kind: 'snow', density: 'heavy' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },
-    { name: 'a far walker at night (a real worker, 45 px tall in 1280x720 infrared)', file: await farNightWalkerClip(media('real/worker_hardhat_walking.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'far-walker.mp4'), { scale: 0.35, at: { x: 0.3, y: 0.55 } }), must: ['person', 'intrusion'], mustNot: ['animal'], risks: ['intrusion'] },
+    { name: 'a far walker at night (a real worker, 45 px tall in 1280x720 infrared)', file: farWalker, must: ['person', 'intrusion'], mustNot: ['animal'], risks: ['intrusion'] },
+    { name: 'the far walker at night in a drizzle lit by the illuminator', file: await weatherClip(farWalker, path.join(dir, 'far-walker-drizzle.mp4'), { kind: 'rain', density: 'drizzle' }), must: ['person', 'intrusion', 'rain'], mustNot: ['animal'], risks: ['intrusion'] },
+    { name: 'a downpour at night over the parking lot (infrared)', file: await weatherClip(await nightViewClip(media('real/parking_overhead_cars.mp4'), path.join(dir, 'night-lot.mp4')), path.join(dir, 'night-downpour.mp4'), { kind: 'rain', density: 'downpour' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },
     { name: 'a farther walker at night (the same worker, 32 px tall, too faint to follow as a creature)', file: await farNightWalkerClip(media('real/worker_hardhat_walking.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'fainter-walker.mp4'), { scale: 0.25, at: { x: 0.3, y: 0.55 } }), must: ['person', 'intrusion'], mustNot: ['animal'], risks: ['intrusion'] },
     { name: 'a moth flitting at the lens at night (infrared, an 18 px blur)', file: await mothAtLensClip(media('real/parking_overhead_cars.mp4'), path.join(dir, 'moth.mp4'), { radius: 18, seed: 5 }), must: ['animal'], mustNot: ['person', 'vehicule', 'intrusion'], risks: ['safe'] },
     { name: 'a worker walking in the rain', file: await weatherClip(media('real/worker_hardhat_walking.mp4'), path.join(dir, 'rain-worker.mp4'), { kind: 'rain', density: 'rain' }), must: ['person', 'intrusion'], mustNot: ['vehicule', 'animal'], risks: ['intrusion'] },

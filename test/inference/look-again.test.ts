@@ -1,6 +1,6 @@
 // Looking again, with the real models on real footage: a sighting one detector step from its
-// threshold (margins), and a small mover that could be a far walker at night, are looked at
-// closer before they decide anything. Through `vigil classify`, whose JSON carries the frames
+// threshold (margins), and a small mover that could be a far walker at night (in the rain too),
+// are looked at closer before they decide anything. Through `vigil classify`, whose JSON carries the frames
 // the networks saw and how many inferences ran, and through the daemon for the result.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +11,7 @@ import { tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 import { farNightWalkerClip } from '../support/night.js';
 import { media, PROJECT_ROOT, SHARED_MODELS } from '../support/paths.js';
+import { weatherClip } from '../support/weather.js';
 
 const run = promisify(execFile);
 
@@ -70,6 +71,15 @@ describe('looking again (default pack, real models)', function () {
     expect(r.labels).to.not.include('animal');
     expect(r.risk).to.equal('intrusion');
     expect(r.stats.inferences?.detector, 'the closer looks ran').to.be.at.least(2);
+  });
+
+  it('the far walker at night in a drizzle lit by the illuminator: followed and looked at with the drops taken out, person and intrusion, and rain', async () => {
+    // every frame holds hundreds of drops: too busy to follow anything in as it is
+    const wet = await weatherClip(farWalker, path.join(dir, 'far-walker-drizzle.mp4'), { kind: 'rain', density: 'drizzle' });
+    const r = await vigilClassify(wet);
+    expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion', 'rain']);
+    expect(r.labels).to.not.include('animal');
+    expect(r.risk).to.equal('intrusion');
   });
 
   it('a spider on a wall, looked at closer, is still a creature: animal, safe', async () => {

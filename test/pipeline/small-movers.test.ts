@@ -23,7 +23,7 @@ interface Drawn {
 }
 
 /** A textured still scene with sensor noise, the things drawn on it, and per-frame exposure. */
-function frames(things: Drawn[], options: { seconds?: number; noise?: number; exposure?: (t: number) => number; flicker?: { x: number; y: number; half: number } } = {}): FineFrame[] {
+function frames(things: Drawn[], options: { seconds?: number; noise?: number; exposure?: (t: number) => number; flicker?: { x: number; y: number; half: number }; drops?: number } = {}): FineFrame[] {
   const random = seeded(5);
   const scene = new Float32Array(W * H);
   for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) scene[y * W + x] = 120 + 40 * Math.sin(x / 17) * Math.cos(y / 11) + 10 * random();
@@ -43,6 +43,11 @@ function frames(things: Drawn[], options: { seconds?: number; noise?: number; ex
           if (x >= 0 && y >= 0 && x < W && y < H) gray[y * W + x] = Math.max(0, Math.min(255, gray[y * W + x]! + thing.shade));
         }
       }
+    }
+    for (let d = 0; d < (options.drops ?? 0); d++) {
+      // rain: a bright streak a pixel wide and 2 to 5 long, each in this frame only
+      const x = Math.floor(random() * W), y0 = Math.floor(random() * (H - 5)), length = 2 + Math.floor(random() * 4);
+      for (let y = y0; y < y0 + length; y++) gray[y * W + x] = Math.min(255, gray[y * W + x]! + 70);
     }
     if (options.flicker && i % 2 === 0) {
       const f = options.flicker; // a patch that blinks in place every other frame (a leaf catching the light)
@@ -106,6 +111,23 @@ describe('small movers (pure)', () => {
     expect(movers.travellers).to.deep.equal([]);
     expect(movers.faint).to.have.length(1);
     expect(movers.faint[0]!.contrast).to.be.below(2);
+  });
+
+  it('in rain (drops everywhere, each in one frame only), a walker is followed once the drops are taken out, to be looked at; nothing there is a creature', () => {
+    const walker = (t: number) => ({ x: 40 + t * 4, y: 60 }); // under a pixel a frame
+    const rainy = frames([{ at: walker, half: 2, shade: 45 }], { drops: 150 });
+    const all = (m: SmallMovers) => [...m.creatures, ...m.travellers, ...m.faint];
+    // every frame is too busy to follow anything in
+    expect(all(findSmallMovers(rainy, W, H))).to.deep.equal([]);
+    const wet = findSmallMovers(rainy, W, H, undefined, { falling: true });
+    expect(wet.creatures).to.deep.equal([]);
+    expect(wet.score).to.equal(0);
+    // the longest followed is the walker, his whole way
+    const { box } = [...wet.travellers].sort((a, b) => b.sightings - a.sightings)[0]!;
+    expect(box.x * W).to.be.within(30, 45);
+    expect((box.x + box.w) * W).to.be.within(70, 85);
+    expect(box.y * H).to.be.within(52, 62);
+    expect(findSmallMovers(frames([], { drops: 150 }), W, H, undefined, { falling: true }).creatures).to.deep.equal([]);
   });
 
   it('a dim thing going by in hops longer than itself (produce jolted along a belt, a panning camera\'s leftovers): not even faint', () => {

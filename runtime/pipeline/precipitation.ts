@@ -298,6 +298,23 @@ export interface TransientMap {
 }
 
 /**
+ * The neighbours of `cur` in time laid onto it by the camera's shift, to the pixel: prev(x - dx)
+ * lands on cur(x), cur(x) on next(x + dx); and the area where both have a pixel, BORDER inside.
+ */
+function aligned(cur: GrayFrame, fromPrev: Shift, toNext: Shift) {
+  const { width, height } = cur;
+  const pdx = -Math.round(fromPrev.dx);
+  const pdy = -Math.round(fromPrev.dy);
+  const ndx = Math.round(toNext.dx);
+  const ndy = Math.round(toNext.dy);
+  const x0 = Math.max(0, BORDER + Math.max(0, -pdx, -ndx));
+  const x1 = Math.max(x0, width - BORDER - Math.max(0, pdx, ndx));
+  const y0 = Math.max(0, BORDER + Math.max(0, -pdy, -ndy));
+  const y1 = Math.max(y0, height - BORDER - Math.max(0, pdy, ndy));
+  return { pdx, pdy, ndx, ndy, x0, x1, y0, y1 };
+}
+
+/**
  * How far each pixel of `cur` stands out from both its neighbours in time, each laid onto it by
  * the camera's shift and allowed a pixel of misalignment (its 3x3 extremes): brighter than the
  * brightest of both, or darker than the darkest. The edges of a pan or of a moving object are
@@ -307,15 +324,7 @@ export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, f
   const { width, height, data } = cur;
   const pd = prev.data;
   const nd = next.data;
-  // prev(x - dx) lands on cur(x); cur(x) lands on next(x + dx)
-  const pdx = -Math.round(fromPrev.dx);
-  const pdy = -Math.round(fromPrev.dy);
-  const ndx = Math.round(toNext.dx);
-  const ndy = Math.round(toNext.dy);
-  const x0 = Math.max(0, BORDER + Math.max(0, -pdx, -ndx));
-  const x1 = Math.max(x0, width - BORDER - Math.max(0, pdx, ndx));
-  const y0 = Math.max(0, BORDER + Math.max(0, -pdy, -ndy));
-  const y1 = Math.max(y0, height - BORDER - Math.max(0, pdy, ndy));
+  const { pdx, pdy, ndx, ndy, x0, x1, y0, y1 } = aligned(cur, fromPrev, toNext);
   // The noise: the lower quartile of the absolute differences from the aligned previous sample
   // (every other pixel of every other row), over that of a Gaussian's (0.3186 sigma). It holds
   // while drops change up to three quarters of the view, where a median would take a downpour
@@ -571,14 +580,7 @@ export function fallingTexture(prev: GrayFrame, cur: GrayFrame, next: GrayFrame,
   const { width, height, data } = cur;
   const pd = prev.data;
   const nd = next.data;
-  const pdx = -Math.round(fromPrev.dx);
-  const pdy = -Math.round(fromPrev.dy);
-  const ndx = Math.round(toNext.dx);
-  const ndy = Math.round(toNext.dy);
-  const x0 = Math.max(0, BORDER + Math.max(0, -pdx, -ndx));
-  const x1 = Math.max(x0, width - BORDER - Math.max(0, pdx, ndx));
-  const y0 = Math.max(0, BORDER + Math.max(0, -pdy, -ndy));
-  const y1 = Math.max(y0, height - BORDER - Math.max(0, pdy, ndy));
+  const { pdx, pdy, ndx, ndy, x0, x1, y0, y1 } = aligned(cur, fromPrev, toNext);
   if (x1 - x0 < 3 || y1 - y0 < 3) return 0;
   const change = new Int16Array(width * height);
   // rows holding a change: the others' gradients are 0 (most of a dry view)

@@ -28,21 +28,29 @@ function bestOf(detections: Detection[]): Scores {
 
 /**
  * Classification: probabilities per class, turned into one score per label. "max" takes the
- * label's most confident class (a label needs one class the network is sure of); "sum" adds
- * the classes up (many faint classes make a score, which made trees into animals).
+ * label's most confident class (a label needs one class the network is sure of), a kind of
+ * sibling classes counting as one (`kin`: the network sure of a dog, unsure of the breed);
+ * "sum" adds the classes up (many faint classes make a score, which made trees into animals).
  */
 function classification(outputs: InferenceOutput[], model: LoadedModel, view: Box | undefined): ViewFindings {
   const output = outputs[0]!;
   const { scale, zeroPoint } = model.output;
   const sum = model.entry.aggregate === 'sum';
   const scores: Scores = {};
+  const kinds = new Map<string, { label: ServiceLabel; p: number }>();
   for (let i = 0; i < output.length; i++) {
     const target = model.labelMap[i];
     if (!target) continue;
     const p = (scale ? scale * (output[i]! - zeroPoint) : output[i]!) * target.weight;
     if (p <= 0) continue;
     scores[target.label] = Math.min(1, sum ? (scores[target.label] ?? 0) + p : Math.max(scores[target.label] ?? 0, p));
+    if (target.kin === undefined || sum) continue;
+    const key = `${target.kin}:${target.label}`;
+    const kind = kinds.get(key) ?? { label: target.label, p: 0 };
+    kind.p += p;
+    kinds.set(key, kind);
   }
+  for (const { label, p } of kinds.values()) scores[label] = Math.min(1, Math.max(scores[label] ?? 0, p));
   // On a crop, what the classifier names is boxed by the crop (drawn in the highlight).
   const detections = view
     ? (Object.entries(scores) as Array<[ServiceLabel, number]>).filter(([, s]) => s >= 0.3).map(([label, score]) => ({ label, score, box: view }))

@@ -1,7 +1,8 @@
 // Model classes -> service labels, as the pack's manifest says: a class maps
 // by its first name in the labels file, a range of class indexes can map at
 // once (ImageNet's animals), and "identity" serves packs trained on exactly
-// the service's labels.
+// the service's labels. A class may also be one of a kind (its `kin`), whose
+// classes the classification decoder adds up.
 import { SERVICE_LABELS, type ServiceLabel } from '../core/analysis.js';
 import type { ModelEntry } from '../core/model-manifest.js';
 
@@ -9,6 +10,8 @@ export interface ClassTarget {
   label: ServiceLabel;
   /** how much this class counts towards the label, 0..1 */
   weight: number;
+  /** the kind it is one of (the manifest's `kin`, by position), when it is one */
+  kin?: number;
 }
 
 /** Index -> target (undefined when the class means nothing for the service). */
@@ -29,7 +32,7 @@ export function parseLabels(text: string): string[] {
   return names;
 }
 
-export function buildLabelMap(model: Pick<ModelEntry, 'class_map' | 'class_ranges'>, classNames: string[]): LabelMap {
+export function buildLabelMap(model: Pick<ModelEntry, 'class_map' | 'class_ranges'> & Partial<Pick<ModelEntry, 'kin'>>, classNames: string[]): LabelMap {
   const map: LabelMap = new Array(classNames.length).fill(undefined);
   if (model.class_map === 'identity') {
     classNames.forEach((name, i) => {
@@ -50,5 +53,8 @@ export function buildLabelMap(model: Pick<ModelEntry, 'class_map' | 'class_range
     map[index] = Array.isArray(target) ? { label: target[0], weight: target[1] } : { label: target, weight: 1 };
   }
   if (unknown.length) throw new Error(`class_map names classes the labels file does not have: ${unknown.join(', ')}`);
+  (model.kin ?? []).forEach((kind, k) => {
+    for (let i = Math.max(0, kind.from); i <= Math.min(classNames.length - 1, kind.to); i++) if (map[i]) map[i] = { ...map[i]!, kin: k };
+  });
   return map;
 }

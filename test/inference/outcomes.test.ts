@@ -18,7 +18,7 @@ describe('classification outcomes (default pack, real models)', function () {
   async function classify(file: string): Promise<Record<string, any>> {
     const result = await daemon().classified(file);
     expect(result.model).to.equal('default');
-    expect(result.version).to.equal('2.2.0');
+    expect(result.version).to.equal('2.3.0');
     return result;
   }
 

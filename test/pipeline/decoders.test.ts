@@ -100,10 +100,21 @@ describe('the classification decoder', () => {
   const scale = maxClassifier!.output.scale;
 
   it('a label takes its most sure class ("max"); unmapped classes are nothing; the whole frame boxes nothing', () => {
-    const { scores, detections } = DECODERS.classification([softmax({ tarantula: 200, 'Egyptian cat': 128, tabby: 64, 'military uniform': 255 })], maxClassifier!, undefined);
+    const { scores, detections } = DECODERS.classification([softmax({ tarantula: 200, 'Egyptian cat': 128, goldfish: 64, 'military uniform': 255 })], maxClassifier!, undefined);
     expect(maxClassifier!.entry.aggregate).to.equal('max');
     expect(scores).to.deep.equal({ spider: 200 * scale, animal: 128 * scale });
     expect(detections).to.deep.equal([]);
+  });
+
+  it('a kind of sibling classes counts as one class: the network sure of a cat or a butterfly, unsure which', () => {
+    // a house cat split among three breeds: none reaches 0.5, the kind does
+    const cat = DECODERS.classification([softmax({ 'Egyptian cat': 100, tabby: 80, 'Persian cat': 60 })], maxClassifier!, undefined);
+    expect(cat.scores.animal).to.equal(240 * scale);
+    const butterfly = DECODERS.classification([softmax({ admiral: 90, monarch: 70, goldfish: 100 })], maxClassifier!, undefined);
+    expect(butterfly.scores.animal).to.equal(160 * scale);
+    // two kinds never add up, nor a kind and a class outside it: the best of them
+    const mixed = DECODERS.classification([softmax({ tabby: 100, Chihuahua: 70, pug: 60, goldfish: 110 })], maxClassifier!, undefined);
+    expect(mixed.scores.animal).to.equal(130 * scale);
   });
 
   it('"sum" adds a label\'s classes, weighted, up to 1', () => {

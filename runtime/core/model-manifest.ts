@@ -36,11 +36,12 @@ export const modelSchema = z.strictObject({
   /** class index ranges mapped to a label (ImageNet's animals are one range), overridden by class_map */
   class_ranges: z.array(z.strictObject({ from: z.number().int(), to: z.number().int(), label: serviceLabel })).default([]),
   /**
-   * classification: ranges of sibling classes, one kind each, that the network tells apart by
-   * detail a camera seldom shows (dog breeds, house cats, butterflies). It splits its confidence
-   * among them: with "max", a kind's classes of one label add up, and the kind counts as a class.
+   * classification: kinds of sibling classes (each a name and its class index ranges, first to
+   * last) that the network tells apart by detail a camera seldom shows (dog breeds, house cats,
+   * butterflies, birds). It splits its confidence among them: with "max", a kind's classes of
+   * one label add up, and the kind counts as a class.
    */
-  kin: z.array(z.strictObject({ from: z.number().int(), to: z.number().int() })).default([]),
+  kin: z.array(z.strictObject({ name: z.string(), ranges: z.array(z.tuple([z.number().int(), z.number().int()])).min(1) })).default([]),
   /** segmentation: the share of the frame (or crop) at which a class counts with full confidence */
   full_area: z.number().positive().max(1).default(0.05),
   /** segmentation: smaller segments are noise */

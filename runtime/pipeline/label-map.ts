@@ -54,7 +54,9 @@ export function buildLabelMap(model: Pick<ModelEntry, 'class_map' | 'class_range
   }
   if (unknown.length) throw new Error(`class_map names classes the labels file does not have: ${unknown.join(', ')}`);
   (model.kin ?? []).forEach((kind, k) => {
-    for (let i = Math.max(0, kind.from); i <= Math.min(classNames.length - 1, kind.to); i++) if (map[i]) map[i] = { ...map[i]!, kin: k };
+    for (const [from, to] of kind.ranges) {
+      for (let i = Math.max(0, from); i <= Math.min(classNames.length - 1, to); i++) if (map[i]) map[i] = { ...map[i]!, kin: k };
+    }
   });
   return map;
 }

@@ -112,6 +112,9 @@ describe('the classification decoder', () => {
     expect(cat.scores.animal).to.equal(240 * scale);
     const butterfly = DECODERS.classification([softmax({ admiral: 90, monarch: 70, goldfish: 100 })], maxClassifier!, undefined);
     expect(butterfly.scores.animal).to.equal(160 * scale);
+    // birds of prey against the sky, over three ranges of ImageNet's birds
+    const birds = DECODERS.classification([softmax({ kite: 40, vulture: 30, 'white stork': 30, albatross: 20 })], maxClassifier!, undefined);
+    expect(birds.scores.animal).to.equal(120 * scale);
     // two kinds never add up, nor a kind and a class outside it: the best of them
     const mixed = DECODERS.classification([softmax({ tabby: 100, Chihuahua: 70, pug: 60, goldfish: 110 })], maxClassifier!, undefined);
     expect(mixed.scores.animal).to.equal(130 * scale);

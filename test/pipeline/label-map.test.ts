@@ -32,13 +32,15 @@ describe('label maps', () => {
     expect(det[coco.indexOf('clock')]).to.equal(undefined);
     const cls = imagenetMap(imagenetClassifier!);
     expect(cls[imagenet.indexOf('military uniform')]).to.equal(undefined); // people come from the detector alone
-    // kinds: the dog breeds, the house cats, the butterflies; not the big cats, not the moths' neighbours
+    // kinds: the dog breeds, the house cats, the butterflies, the birds (three ranges of ImageNet);
+    // not the big cats, the foxes, the other insects
     const kinOf = (name: string) => cls[imagenet.indexOf(name)]?.kin;
     expect(kinOf('Chihuahua')).to.equal(kinOf('Mexican hairless')).and.to.not.equal(undefined);
     expect(kinOf('tabby')).to.equal(kinOf('Egyptian cat')).and.to.not.equal(undefined);
     expect(kinOf('admiral')).to.equal(kinOf('lycaenid')).and.to.not.equal(undefined);
-    expect(new Set([kinOf('pug'), kinOf('tabby'), kinOf('monarch')]).size).to.equal(3);
-    for (const alone of ['grey fox', 'cougar', 'dragonfly', 'starfish', 'sea lion']) expect(kinOf(alone), alone).to.equal(undefined);
+    for (const bird of ['cock', 'kite', 'vulture', 'great grey owl', 'goose', 'black swan', 'white stork', 'albatross']) expect(kinOf(bird), bird).to.equal(kinOf('bald eagle')).and.to.not.equal(undefined);
+    expect(new Set([kinOf('pug'), kinOf('tabby'), kinOf('monarch'), kinOf('kite')]).size).to.equal(4);
+    for (const alone of ['grey fox', 'cougar', 'dragonfly', 'starfish', 'sea lion', 'stingray', 'isopod', 'centipede']) expect(kinOf(alone), alone).to.equal(undefined);
   });
 
   it('maps the deeplab pack: PASCAL stops before its trailing comment; clothing counts half towards person', () => {

@@ -357,7 +357,7 @@ function alike(track: MoverTrack, others: MoverTrack[]): number {
  * two a frame here and is in all three. A thing darting farther than its own length a frame is
  * lost with the drops.
  */
-export function withoutDrops(frames: FineFrame[]): FineFrame[] {
+function withoutDrops(frames: FineFrame[]): FineFrame[] {
   return frames.slice(1, -1).map((frame, k) => ({ t: frame.t, gray: medianOfThree(frames[k]!.gray, frame.gray, frames[k + 2]!.gray) }));
 }
 

@@ -94,6 +94,13 @@ const MIN_CONTRAST = 2;
 /** ...going somewhere: at least its own length away from where it started (flicker, sway and jitter stay in place)... */
 const MIN_TRAVEL = 1;
 /**
+ * ...and farther than a blob's centre wanders while it stays: as its edge pixels cross the
+ * threshold and back, the centre of a blob a few pixels across shifts by a pixel or so at each
+ * end of its path. A part of something large that stays (a parked car's edge, a lamp's glint)
+ * is such a blob.
+ */
+const STAYING_PX = 3;
+/**
  * ...and getting there continuously: a body moves a step at a time (it dashes now and then),
  * while specks of noise that a track links together are all hops, from spot to spot. At most
  * this share of its path may be in hops longer than its own length from one frame to the next.
@@ -108,6 +115,13 @@ const SEEN_THROUGHOUT = 0.9;
 /** ...and its course bends or its pace changes (a straight line at one pace is a carried thing, or a walker). */
 const MIN_TURNING = 0.15;
 const MIN_PAUSING = 0.2;
+/**
+ * A thing whose blob touches the view's edge in more than this share of its sightings is mostly
+ * out of view: what shows of it grows and shrinks as it comes and goes, so its centre moves
+ * whether it does or not (a car parked at the edge, its glint as the light changes). How it
+ * moves cannot tell a creature.
+ */
+const EDGE_SHARE = 0.5;
 /** Tracks moving alike at the same time: a flow (a conveyor, snow in wind), not creatures going their own way. */
 const FLOW_TRACKS = 3;
 /**
@@ -331,7 +345,7 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
     from: first.t, to: last.t, seconds, sightings: track.length,
     contrast: median(track.map((b) => b.contrast)),
     hops: path > 0 ? hopped / path : 0,
-    travel: net / size,
+    travel: net / Math.max(size, STAYING_PX),
     turning: length > 0 ? 1 - net / length : 0,
     pausing: seconds > 0 ? still / seconds : 0,
     velocity: { x: median(steps.map((s) => s.x)), y: median(steps.map((s) => s.y)) },
@@ -419,10 +433,15 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   });
   sightings.push(judge(frames.length - 1));
   const interval = frames.length > 1 ? (frames[frames.length - 1]!.t - frames[0]!.t) / (frames.length - 1) : 1;
+  const cut = new Set<MoverTrack>(); // mostly cut by the view's edge
+  const atEdge = (b: Blob) => b.x0 === 0 || b.y0 === 0 || b.x1 === width - 1 || b.y1 === height - 1;
   const followed = link(sightings).flatMap((t) => {
     const seconds = t[t.length - 1]!.t - t[0]!.t;
     const presence = t.length / (seconds / interval + 1);
-    return t.length >= MIN_SIGHTINGS && seconds >= MIN_SECONDS && presence >= MIN_PRESENCE ? [{ track: describe(t, width, height), presence }] : [];
+    if (t.length < MIN_SIGHTINGS || seconds < MIN_SECONDS || presence < MIN_PRESENCE) return [];
+    const track = describe(t, width, height);
+    if (t.filter(atEdge).length > t.length * EDGE_SHARE) cut.add(track);
+    return [{ track, presence }];
   });
   const moving = followed
     // in rain a track seen throughout proves nothing: a drop left over is always near
@@ -433,7 +452,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   const faint = moving.filter((t) => t.contrast < MIN_CONTRAST && t.hops <= FAINT_MAX_HOPS && alike(t, moving) < FLOW_TRACKS - 1);
   // in rain, specks of drops left over link up now and then, so what moves is only looked at (a
   // walker in the rain), never taken for a creature by how it moves
-  const creatures = options.falling ? [] : alone.filter((t) => t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING);
+  const creatures = options.falling ? [] : alone.filter((t) => !cut.has(t) && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
   const travellers = alone.filter((t) => !creatures.includes(t));
   if (creatures.length === 0) return { ...none, travellers, faint };
   // Surer the longer one was followed: 0.6 for the shortest track that counts, up to 0.9 over 4 s.

@@ -96,6 +96,23 @@ describe('small movers (pure)', () => {
     expect(findSmallMovers(frames([], { flicker: { x: 80, y: 40, half: 1 } }), W, H).creatures).to.deep.equal([]);
   });
 
+  it('a speck two pixels across that shifts by its width once, then is gone (a glint on something parked as the light changes): it went nowhere, nothing to follow', () => {
+    const glint = (t: number) => (t < 4 ? { x: t < 2 ? 60 : 62, y: 70 } : undefined);
+    const movers = findSmallMovers(frames([{ at: glint, half: 0.5, shade: -60 }]), W, H);
+    expect(movers.creatures).to.deep.equal([]);
+    expect(movers.travellers).to.deep.equal([]);
+    expect(movers.faint).to.deep.equal([]);
+  });
+
+  it('a thing cut by the edge of the view, stopping and going along it: not a creature (what shows of it comes and goes), a traveller to look at', () => {
+    const along = (x: number) => (t: number) => ({ x, y: crawler(t).y });
+    const inView = findSmallMovers(frames([{ at: along(30), half: 1, shade: -60 }]), W, H);
+    expect(inView.creatures, 'the same way in full view').to.have.length(1);
+    const cut = findSmallMovers(frames([{ at: along(0), half: 1, shade: -60 }]), W, H);
+    expect(cut.creatures).to.deep.equal([]);
+    expect(cut.travellers).to.have.length(1);
+  });
+
   it('a thing at one steady pace on a straight line (carried, or a walker far away): no creature, a traveller the detector looks at', () => {
     const carried = (t: number) => ({ x: 20 + t * 15, y: 60 });
     const movers = findSmallMovers(frames([{ at: carried, half: 2, shade: -60 }]), W, H);

@@ -66,10 +66,11 @@ const MIN_DELTA = 12;
 /** Foreground is this many times the clip's own noise (its robust standard deviation) above the background. */
 const NOISE_FACTOR = 4;
 /**
- * A frame with more small blobs than this is a moving camera, noise, a crowd or rain: nothing small
- * can be followed there. Where rain or snow falls, the blobs that overlap the foreground of the
- * frames either side are kept (a body walking or crawling overlaps itself from one frame to the
- * next; a drop is in one frame only), unless they are still more.
+ * A frame with more small blobs than this is a moving camera, noise, a crowd or rain. Of such a
+ * frame only the blobs that overlap the foreground of the frames either side are kept (a body
+ * walking or crawling overlaps itself from one frame to the next; a drop, a speck of sensor
+ * noise or of a low bitrate's flicker is in one frame only); if they are still more, nothing
+ * small can be followed there.
  */
 const BUSY_FRAME = 40;
 /** Small: the blob's longer side is at most this share of the frame's shorter side (anything larger the networks see well enough). */
@@ -404,8 +405,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   const judge = (k: number): Blob[] => {
     const blobs = smallBlobs(window[k % 3]!, seen, width, height, frames[k]!.t, maxSide);
     if (blobs.length <= BUSY_FRAME) return blobs;
-    if (!options.falling) return [];
-    // what is left of rain or snow: only what was there in the frames either side too
+    // only what was there in the frames either side too
     const around = [k - 1, k + 1].filter((j) => j >= 0 && j < frames.length).map((j) => window[j % 3]!.mask);
     const staying = blobs.filter((b) => around.every((other) => overlaps(b, window[k % 3]!.mask, other, width)));
     return staying.length <= BUSY_FRAME ? staying : [];

@@ -11,7 +11,7 @@ import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.
 import { closerLooksAgree, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, type Doubt, type FrameFindings } from './decide.js';
 import { medianOfThree } from './pixel-median.js';
 import type { MoverTrack } from './small-movers.js';
-import { chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
+import { anotherMoment, chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
@@ -137,6 +137,14 @@ export class ClipClassifier implements Classifier {
       frames.sort((a, b) => a.t - b.t);
       // Margins: a person or vehicle seen once, within a step of its threshold, is looked at again.
       for (const look of await this.lookAgain(doubts(frames, motion.pattern, judgeOf(this.options.manifest, rules)), clip, motion, chosen, signal)) {
+        frames.push(look.findings);
+        count(look);
+      }
+      // A lone look (a short clip affords one) that found nothing the pack knows: that one
+      // frame's moment and noise decided the clip. The first-look models look at another moment.
+      const other = chosen.length === 1 && decide(frames, motion.pattern, this.options.manifest, rules).labels.includes('other')
+        ? anotherMoment(motion.samples, [chosen[0]!.index], clip, this.regionSide()) : undefined;
+      for (const look of other ? await this.inferLooks([other], clip, motion, signal) : []) {
         frames.push(look.findings);
         count(look);
       }

@@ -56,8 +56,24 @@ export function chooseFrames(samples: MotionSample[], max: number, frame: FrameS
     // part's liveliest sample, where what moves is most in view.
     chosen.push(parts === 1 ? part[part.length >> 1]! : part.reduce((best, s) => (s.sample.energy > best.sample.energy ? s : best)));
   }
-  return chosen.map(({ sample, index }) => {
-    const region = squareRegion(sample.region!, frame, minSide);
-    return { index, sample, crop: area(region) < REGION_BELOW ? region : undefined };
+  return chosen.map(({ sample, index }) => framed(sample, index, frame, minSide));
+}
+
+/** A moving sample with the region around its motion, when that is small enough to be worth one. */
+function framed(sample: MotionSample, index: number, frame: FrameSize, minSide: number): ChosenFrame {
+  const region = squareRegion(sample.region!, frame, minSide);
+  return { index, sample, crop: area(region) < REGION_BELOW ? region : undefined };
+}
+
+/**
+ * Another moment of the clip than the `taken` samples: its liveliest other moving sample (where
+ * what moves is most in view), framed as chooseFrames frames its choices; none when nothing else
+ * moved.
+ */
+export function anotherMoment(samples: MotionSample[], taken: number[], frame: FrameSize, minSide: number): ChosenFrame | undefined {
+  let best: { sample: MotionSample; index: number } | undefined;
+  samples.forEach((sample, index) => {
+    if (sample.region && !taken.includes(index) && (!best || sample.energy > best.sample.energy)) best = { sample, index };
   });
+  return best && framed(best.sample, best.index, frame, minSide);
 }

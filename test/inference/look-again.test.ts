@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { tempDir } from '../support/clips.js';
+import { ffmpeg, tempDir } from '../support/clips.js';
 import { TestDaemon } from '../support/daemon.js';
 import { farNightWalkerClip } from '../support/night.js';
 import { media, PROJECT_ROOT, SHARED_MODELS } from '../support/paths.js';
@@ -52,6 +52,16 @@ describe('looking again (default pack, real models)', function () {
     // the look again is the detector's, on a region smaller than the first look's: the boxes agree on where they are
     const [a, b] = withPerson.map((k) => k.detections.find((d) => d.label === 'person')!.box);
     expect(Math.abs(a!.x - b!.x)).to.be.below(0.1);
+  });
+
+  it('a lone look that finds nothing looks at another moment: the fisheye clip from a camera of twice its resolution, whose one frame shows the woman half out of view, comes out person and intrusion', async () => {
+    const sharper = path.join(dir, 'fisheye-x2.mp4');
+    await ffmpeg(['-i', media('real/fisheye_people_edge.mp4'), '-vf', 'scale=960:540', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', sharper]);
+    const r = await vigilClassify(sharper);
+    expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion']);
+    expect(r.stats.inferences?.detector, 'the first look and the other moment').to.equal(2);
+    const moments = new Set(r.keyframes.map((k) => k.t));
+    expect(moments.size, 'two moments of the clip').to.equal(2);
   });
 
   it('a far walker at night, too small for the motion grid, is looked at closer: person and intrusion, never animal', async () => {

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import type { Box } from '../../runtime/core/analysis.js';
 import { area } from '../../runtime/pipeline/boxes.js';
-import { chooseFrames, framesFor, naiveFrames } from '../../runtime/pipeline/frame-choice.js';
+import { anotherMoment, chooseFrames, framesFor, naiveFrames } from '../../runtime/pipeline/frame-choice.js';
 import { SAMPLE_FPS, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { sample } from '../support/findings.js';
 
@@ -81,6 +81,18 @@ describe('frame choice', () => {
     const chosen = chooseFrames(samples, 8, HD, 300);
     expect(chosen).to.have.length(1);
     expect(chosen[0]!.index).to.equal(5); // moving samples 2..7: the middle one
+  });
+
+  it('another moment than a lone look: the liveliest of the other moving samples, framed as chosen frames are; none when nothing else moved', () => {
+    const samples = clip(2, 0.2, 1.4, (i) => (i === 2 ? 0.4 : i === 3 ? 0.3 : 0.05));
+    const [lone] = chooseFrames(samples, 1, HD, 300);
+    const other = anotherMoment(samples, [lone!.index], HD, 300)!;
+    expect(other.index).to.not.equal(lone!.index);
+    expect(other.index).to.equal(lone!.index === 2 ? 3 : 2);
+    expect(other.sample).to.equal(samples[other.index]);
+    expect(other.crop).to.deep.equal(chooseFrames([samples[other.index]!], 1, HD, 300)[0]!.crop);
+    const moving = samples.flatMap((s, i) => (s.region ? [i] : []));
+    expect(anotherMoment(samples, moving, HD, 300), 'every moving sample taken').to.equal(undefined);
   });
 
   it('around a small moving area, a square region at least the network input, holding the area and inside the frame', () => {

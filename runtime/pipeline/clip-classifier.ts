@@ -53,6 +53,14 @@ const CLOSER = 0.8;
 /** Frames are decoded at this width at most: enough detail for crops. */
 const DETAIL_WIDTH = 1280;
 
+/**
+ * The frame crops are cut from, in its pixels: regions are sized in them (a region is never
+ * smaller than a network's input, or half of it for a closer look, so it is never enlarged more
+ * than that), whatever the camera's resolution. Sized in the camera's pixels, a 1080p or 4K
+ * camera's regions came out tighter around the same scene than a 720p one's.
+ */
+const detailOf = (clip: ClipInfo) => scaledSize(clip.width, clip.height, DETAIL_WIDTH);
+
 /** The side in pixels of a view the networks ran on: a square region, or the whole frame (its longer side). */
 const viewSide = (clip: ClipInfo, view: Box | undefined): number => (view ? view.w * clip.width : Math.max(clip.width, clip.height));
 
@@ -103,7 +111,7 @@ export class ClipClassifier implements Classifier {
     const firstLook = costOf(this.firstLookModels());
     const total = clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration), decodeCost(clip));
     const max = Math.min(this.options.maxFrames, framesAffordable(total, firstLook));
-    const chosen = chooseFrames(motion.samples, max, clip, this.regionSide());
+    const chosen = chooseFrames(motion.samples, max, detailOf(clip), this.regionSide());
     const base = { model: this.model, version: this.version, backend: this.options.backend };
 
     const frames: FrameFindings[] = [];
@@ -143,7 +151,7 @@ export class ClipClassifier implements Classifier {
       // A lone look (a short clip affords one) that found nothing the pack knows: that one
       // frame's moment and noise decided the clip. The first-look models look at another moment.
       const other = chosen.length === 1 && decide(frames, motion.pattern, this.options.manifest, rules).labels.includes('other')
-        ? anotherMoment(motion.samples, [chosen[0]!.index], clip, this.regionSide()) : undefined;
+        ? anotherMoment(motion.samples, [chosen[0]!.index], detailOf(clip), this.regionSide()) : undefined;
       for (const look of other ? await this.inferLooks([other], clip, motion, signal) : []) {
         frames.push(look.findings);
         count(look);
@@ -191,7 +199,7 @@ export class ClipClassifier implements Classifier {
    */
   private *lookAtMovers(movers: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal) {
     const last = motion.samples.length - 1;
-    const closer = (track: MoverTrack) => squareRegion(track.box, clip, this.regionSide() / 2);
+    const closer = (track: MoverTrack) => squareRegion(track.box, detailOf(clip), this.regionSide() / 2);
     // Not where a view the networks already ran held the mover's path, while it moved, at half the closer look's scale or more.
     const unseen = (track: MoverTrack) => !chosen.some((c) => c.sample.t >= track.from && c.sample.t <= track.to &&
       covered(track.box, c.crop ?? { x: 0, y: 0, w: 1, h: 1 }) >= 0.8 && viewSide(clip, c.crop) <= 2 * viewSide(clip, closer(track)));
@@ -218,12 +226,12 @@ export class ClipClassifier implements Classifier {
     const taken = new Set(chosen.map((c) => c.index));
     const looks = doubts.slice(0, MAX_LOOKS).map((doubt): ChosenFrame => {
       const seenAt = chosen.find((c) => Math.abs(c.sample.t - doubt.t) < 1e-6)!;
-      const closer = squareRegion(doubt.box, clip, this.regionSide() / 2);
+      const closer = squareRegion(doubt.box, detailOf(clip), this.regionSide() / 2);
       if (viewSide(clip, closer) <= CLOSER * viewSide(clip, seenAt.crop)) return { index: seenAt.index, sample: seenAt.sample, crop: closer };
       const around = LOOK_OFFSETS.map((o) => seenAt.index + o).filter((i) => motion.samples[i] && !taken.has(i));
       const index = around.reduce<number>((a, i) => (a < 0 || movingShare(doubt.box, motion.samples[i]!) > movingShare(doubt.box, motion.samples[a]!) ? i : a), -1);
       if (index < 0) return { index: seenAt.index, sample: seenAt.sample, crop: closer };
-      return { index, sample: motion.samples[index]!, crop: squareRegion(doubt.box, clip, this.regionSide()) };
+      return { index, sample: motion.samples[index]!, crop: squareRegion(doubt.box, detailOf(clip), this.regionSide()) };
     });
     return this.inferLooks(looks, clip, motion, signal);
   }
@@ -266,7 +274,7 @@ export class ClipClassifier implements Classifier {
   /** The sizes a chosen sample is needed at: the detail frame (for crops), then each model input size (by inputKey). */
   private frameSizes(clip: ClipInfo): Array<{ width: number; height: number }> {
     const modelSizes = new Map(this.options.models.map((m) => [inputKey(m), { width: m.input.shape[2]!, height: m.input.shape[1]! }]));
-    return [scaledSize(clip.width, clip.height, DETAIL_WIDTH), ...modelSizes.values()];
+    return [detailOf(clip), ...modelSizes.values()];
   }
 
   /** The chosen samples out of those the motion pass kept (a small clip), as decodeChosen gives them. */

@@ -75,6 +75,15 @@ describe('looking again (default pack, real models)', function () {
     expect(result.labels).to.include('person');
   });
 
+  it('the far walker filmed at 1080p is looked at as at 720p (regions are sized in the pixels they are cut from): person', async () => {
+    const sharper = path.join(dir, 'far-walker-1080p.mp4');
+    await ffmpeg(['-i', farWalker, '-vf', 'scale=1920:1080', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', sharper]);
+    const r = await vigilClassify(sharper);
+    expect(r.labels, JSON.stringify(r)).to.include('person');
+    expect(r.labels).to.not.include('animal');
+    expect(r.risk).to.not.equal('safe');
+  });
+
   it('a farther walker at night, too faint to be a creature, is a faint mover looked at closer: person and intrusion', async () => {
     const r = await vigilClassify(fainterWalker);
     expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion']);

@@ -41,11 +41,17 @@ export function framesAffordable(total: number, firstLook: number): number {
   return firstLook > 0 ? Math.max(1, Math.floor(total / firstLook)) : Infinity;
 }
 
-/** One frame's share of what the clip's first looks leave. */
+/**
+ * One frame's share of what the clip's first looks leave. A frame `assured` its other models'
+ * look (the classifier for what the detector does not know: a flag, a spider, a plant) has it
+ * whatever is left: the clip's liveliest frame, where decoding a large clip a second time (a
+ * 1080p one) is what takes the room for it. Beside that decode the one look costs little, and
+ * it is the only chance to name what moved.
+ */
 export class FrameBudget {
   private left: number;
 
-  constructor(total: number, firstLook: number, frames: number) {
+  constructor(total: number, firstLook: number, frames: number, readonly assured = false) {
     this.left = frames > 0 ? Math.max(0, total - firstLook * frames) / frames : 0;
   }
 

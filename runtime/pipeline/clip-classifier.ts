@@ -112,6 +112,12 @@ export class ClipClassifier implements Classifier {
     const total = clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration), decodeCost(clip));
     const max = Math.min(this.options.maxFrames, framesAffordable(total, firstLook));
     const chosen = chooseFrames(motion.samples, max, detailOf(clip), this.regionSide());
+    // Where decoding the clip a second time is what leaves the other models no room (a large
+    // clip: 1080p), they still look once, at the liveliest frame (budget.ts, FrameBudget).
+    const others = costOf(models.filter((m) => !this.firstLookModels().includes(m)));
+    const room = (budget: number) => new FrameBudget(budget, firstLook, chosen.length).take(others);
+    const starved = others > 0 && !room(total) && room(clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration)));
+    const assured = starved ? chosen.reduce<ChosenFrame | undefined>((best, c) => (!best || c.sample.energy > best.sample.energy ? c : best), undefined) : undefined;
     const base = { model: this.model, version: this.version, backend: this.options.backend };
 
     const frames: FrameFindings[] = [];
@@ -129,7 +135,7 @@ export class ClipClassifier implements Classifier {
         stats.decodeMs = performance.now() - decodeStarted; // until the last chosen frame arrived
         if (failure) break;
         // Networks run while the next frame decodes; the pool queues what it cannot take yet.
-        pending.push(this.inferFrame(decoded, new FrameBudget(total, firstLook, chosen.length), signal).then(
+        pending.push(this.inferFrame(decoded, new FrameBudget(total, firstLook, chosen.length, decoded.choice === assured), signal).then(
           (r) => {
             frames.push(r.findings);
             count(r);
@@ -361,7 +367,7 @@ export class ClipClassifier implements Classifier {
     const moving = choice.sample.region!;
     if (this.explains(await runAll(first, choice.crop), moving)) return findings();
     if (choice.crop && budget.take(costOf(first)) && this.explains(await runAll(first, undefined), moving)) return findings();
-    if (others.length && budget.take(costOf(others))) await runAll(others, choice.crop);
+    if (others.length && (budget.take(costOf(others)) || budget.assured)) await runAll(others, choice.crop);
     return findings();
   }
 

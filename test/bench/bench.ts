@@ -11,6 +11,7 @@ import { benchPipeline } from './pipeline-bench.js';
 import { NaivePipeline } from './naive-bench.js';
 import { benchAgainst, benchCost, benchQuality, BEFORE_NUISANCE_COMMIT, madeClips, realClips } from './quality-bench.js';
 import { benchRetention } from './retention-bench.js';
+import { variantTables } from './variants-bench.js';
 import { scratchTmp } from './scratch.js';
 import { benchWatch } from './watch-bench.js';
 import { formatTable } from './table.js';
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
     'CPU vs deeplab': Math.round((q.cpuSeconds / old.cpuSeconds) * 100) / 100,
     ...(q.pack === 'default' ? { 'CPU vs naive, worst clip (target <= 1)': Math.max(...q.rows.map((r) => Number(r['CPU vs naive']))) } : {}),
   }))) + '\n');
+
+  process.stdout.write(await variantTables(known));
 
   // What the nuisance rules cost per real clip, against the runtime before them, built from the history.
   const beforeNuisance = buildBefore(BEFORE_NUISANCE_COMMIT);

@@ -116,7 +116,7 @@ export interface QualityRun {
 export type NaiveRunner = (file: string) => Promise<{ wallMs: number; cpuMs: number; inferences: number }>;
 
 /** One interpreter worker, one thread: CPU per clip compares like with like (the naive pipeline runs so too). */
-async function startService(pack: string, Service: typeof ModelService = ModelService): Promise<ModelService> {
+export async function startService(pack: string, Service: typeof ModelService = ModelService): Promise<ModelService> {
   const service = new Service({
     models: { pack, source: SHARED_MODELS, auto_pull: true, update_schedule: '', keep: 1, fetch_timeout_s: 60 },
     inference: { device: 'cpu', workers: 1, threads: 1, timeout_ms: 20_000, max_frames: 8 },

@@ -3,7 +3,7 @@
 // the motion pattern, and the risk rules (runtime/pipeline/README.md, "Labels and risk").
 import type { Box, CameraRules, Detection, KeyFrame, Risk, Scores, ServiceLabel } from '../core/analysis.js';
 import type { Manifest } from '../core/model-manifest.js';
-import { area, centreDistance, iou } from './boxes.js';
+import { area, centreDistance, covered, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
@@ -133,6 +133,29 @@ function dropCloseUpPersons(frame: FrameFindings): FrameFindings {
   return { ...frame, detections, scores: { ...frame.scores, person } };
 }
 
+/** Frames this close in time see the same bodies where they were (a walk covers well under its own size). */
+const SAME_MOMENT_S = 0.5;
+
+/**
+ * Second opinion on parts of animals: a person box lying inside the box of an animal seen at
+ * least twice its size, at the same moment (the frame, or one within SAME_MOMENT_S), and more
+ * surely than the person, is the animal's head or body, not someone there: the detector makes such
+ * boxes of a cat's face. Two bodies do not fill one place; where the person is the surer reading
+ * (a crouching walker the detector half takes for a dog), the person stays.
+ */
+function dropPersonsInsideAnimals(frames: FrameFindings[], judge: Judge): FrameFindings[] {
+  const animals = frames.map((f) => f.detections.filter((d) => d.label === 'animal' && d.score >= judge.threshold('animal')));
+  return frames.map((frame) => {
+    const around = animals.filter((_, i) => Math.abs(frames[i]!.t - frame.t) <= SAME_MOMENT_S).flat();
+    const part = (d: Detection) => d.label === 'person' &&
+      around.some((a) => a.score > d.score && area(a.box) >= 2 * area(d.box) && covered(d.box, a.box) >= 0.8);
+    if (!frame.detections.some(part)) return frame;
+    const detections = frame.detections.filter((d) => !part(d));
+    const person = Math.max(0, ...detections.filter((d) => d.label === 'person').map((d) => d.score));
+    return { ...frame, detections, scores: { ...frame.scores, person } };
+  });
+}
+
 /**
  * Second opinion on unsure sightings in foliage: a person or vehicle under its threshold whose
  * box lies mostly on cells that sway in place (foliage.ts) is leaves the detector half took for
@@ -234,12 +257,13 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
 
 /**
  * Step 1, second opinions on each frame: the camera's masks and label filters, close-ups of
- * animals taken for persons, unsure persons and vehicles on swaying leaves.
+ * animals taken for persons, unsure persons and vehicles on swaying leaves, persons inside an
+ * animal seen at the same moment.
  */
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
   const unsure = (d: Detection) => d.score < judge.threshold(d.label);
-  return found.map((f) => dropUnsureOnFoliage(dropCloseUpPersons(applyCameraRules(f, judge.rules)), swaying, unsure));
+  return dropPersonsInsideAnimals(found.map((f) => dropUnsureOnFoliage(dropCloseUpPersons(applyCameraRules(f, judge.rules)), swaying, unsure)), judge);
 }
 
 /**

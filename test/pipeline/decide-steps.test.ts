@@ -61,6 +61,21 @@ describe('decide, step 1: second opinions on each frame', () => {
     }
   });
 
+  it('a person box inside an animal seen surer and at least twice its size at the same moment is the animal\'s head: dropped; not a surer person, nor one seen a while apart', () => {
+    const cat: Detection = { label: 'animal', score: 0.95, box: { x: 0.05, y: 0.1, w: 0.8, h: 0.85 } };
+    const face = person(0.84, { x: 0.42, y: 0.1, w: 0.35, h: 0.4 });
+    const walkerBy = person(0.7, walker(0.88));
+    const found = [frame(0.3, [face, walkerBy], cat.box), frame(0.7, [cat], cat.box)];
+    const [f] = secondOpinions(found, pattern, judge);
+    expect(f!.detections).to.deep.equal([walkerBy]);
+    expect(f!.scores.person).to.equal(0.7);
+    // the surer reading stays: a crouching person the detector half takes for an animal
+    const crouching = person(0.97, face.box);
+    expect(secondOpinions([frame(0.3, [crouching], cat.box), frame(0.7, [cat], cat.box)], pattern, judge)[0]!.detections).to.deep.equal([crouching]);
+    // two seconds apart, the animal may have gone: the person stays
+    expect(secondOpinions([frame(0.3, [face], cat.box), frame(2.3, [cat], cat.box)], pattern, judge)[0]!.detections).to.deep.equal([face]);
+  });
+
   it('an unsure person lying on swaying cells is the leaves; a sure one, or one off the crown, stays', () => {
     const onLeaves = person(0.45, { x: 0.15, y: 0.2, w: 0.2, h: 0.3 });
     const sure = person(0.9, { x: 0.15, y: 0.2, w: 0.2, h: 0.3 });

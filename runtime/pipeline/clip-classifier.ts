@@ -108,15 +108,17 @@ export class ClipClassifier implements Classifier {
     const motionMs = performance.now() - started;
     // Never more than a pipeline that runs every model on one frame a second would spend (budget.ts).
     const { models } = this.options;
-    const firstLook = costOf(this.firstLookModels());
-    const total = clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration), decodeCost(clip));
+    const first = this.firstLookModels();
+    const firstLook = costOf(first);
+    const budgetAfter = (decode: number) => clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration), decode);
+    const total = budgetAfter(decodeCost(clip));
     const max = Math.min(this.options.maxFrames, framesAffordable(total, firstLook));
     const chosen = chooseFrames(motion.samples, max, detailOf(clip), this.regionSide());
     // Where decoding the clip a second time is what leaves the other models no room (a large
     // clip: 1080p), they still look once, at the liveliest frame (budget.ts, FrameBudget).
-    const others = costOf(models.filter((m) => !this.firstLookModels().includes(m)));
-    const room = (budget: number) => new FrameBudget(budget, firstLook, chosen.length).take(others);
-    const starved = others > 0 && !room(total) && room(clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration)));
+    const othersCost = costOf(models.filter((m) => !first.includes(m)));
+    const room = (budget: number) => new FrameBudget(budget, firstLook, chosen.length).take(othersCost);
+    const starved = othersCost > 0 && !room(total) && room(budgetAfter(0));
     const assured = starved ? chosen.reduce<ChosenFrame | undefined>((best, c) => (!best || c.sample.energy > best.sample.energy ? c : best), undefined) : undefined;
     const base = { model: this.model, version: this.version, backend: this.options.backend };
 

@@ -127,10 +127,18 @@ const AGREEING_FRAMES = 2;
  */
 function dropCloseUpPersons(frame: FrameFindings): FrameFindings {
   if ((frame.scores.animal ?? 0) < 0.3) return frame;
-  const detections = frame.detections.filter((d) => d.label !== 'person' || area(d.box) <= CLOSE_UP);
+  return withoutDetections(frame, (d) => d.label === 'person' && area(d.box) > CLOSE_UP);
+}
+
+/** The frame without the detections `dropped` says are wrong, each of their labels scored by the ones left. */
+function withoutDetections(frame: FrameFindings, dropped: (d: Detection) => boolean): FrameFindings {
+  const detections = frame.detections.filter((d) => !dropped(d));
   if (detections.length === frame.detections.length) return frame;
-  const person = Math.max(0, ...detections.filter((d) => d.label === 'person').map((d) => d.score));
-  return { ...frame, detections, scores: { ...frame.scores, person } };
+  const scores = { ...frame.scores };
+  for (const label of new Set(frame.detections.filter(dropped).map((d) => d.label))) {
+    scores[label] = Math.max(0, ...detections.filter((d) => d.label === label).map((d) => d.score));
+  }
+  return { ...frame, detections, scores };
 }
 
 /** Frames this close in time see the same bodies where they were (a walk covers well under its own size). */
@@ -147,12 +155,8 @@ function dropPersonsInsideAnimals(frames: FrameFindings[], judge: Judge): FrameF
   const animals = frames.map((f) => f.detections.filter((d) => d.label === 'animal' && d.score >= judge.threshold('animal')));
   return frames.map((frame) => {
     const around = animals.filter((_, i) => Math.abs(frames[i]!.t - frame.t) <= SAME_MOMENT_S).flat();
-    const part = (d: Detection) => d.label === 'person' &&
-      around.some((a) => a.score > d.score && area(a.box) >= 2 * area(d.box) && covered(d.box, a.box) >= 0.8);
-    if (!frame.detections.some(part)) return frame;
-    const detections = frame.detections.filter((d) => !part(d));
-    const person = Math.max(0, ...detections.filter((d) => d.label === 'person').map((d) => d.score));
-    return { ...frame, detections, scores: { ...frame.scores, person } };
+    return withoutDetections(frame, (d) => d.label === 'person' &&
+      around.some((a) => a.score > d.score && area(a.box) >= 2 * area(d.box) && covered(d.box, a.box) >= 0.8));
   });
 }
 
@@ -163,14 +167,7 @@ function dropPersonsInsideAnimals(frames: FrameFindings[], judge: Judge): FrameF
  */
 function dropUnsureOnFoliage(frame: FrameFindings, swaying: Uint8Array | undefined, unsure: (d: Detection) => boolean): FrameFindings {
   if (!swaying) return frame;
-  const dropped = (d: Detection) => SWAY_EXPLAINED.includes(d.label) && unsure(d) && swayingShare(d.box, swaying, MOTION_GRID) >= 0.5;
-  const detections = frame.detections.filter((d) => !dropped(d));
-  if (detections.length === frame.detections.length) return frame;
-  const scores = { ...frame.scores };
-  for (const label of new Set(frame.detections.filter(dropped).map((d) => d.label))) {
-    scores[label] = Math.max(0, ...detections.filter((d) => d.label === label).map((d) => d.score));
-  }
-  return { ...frame, detections, scores };
+  return withoutDetections(frame, (d) => SWAY_EXPLAINED.includes(d.label) && unsure(d) && swayingShare(d.box, swaying, MOTION_GRID) >= 0.5);
 }
 
 /**

@@ -8,7 +8,7 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { closerLooksAgree, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, type Doubt, type FrameFindings } from './decide.js';
+import { closerLooksAgree, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, type Doubt, type FrameFindings } from './decide.js';
 import { medianOfThree } from './pixel-median.js';
 import type { MoverTrack } from './small-movers.js';
 import { anotherMoment, chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
@@ -167,7 +167,7 @@ export class ClipClassifier implements Classifier {
     }
     // Small movers, where no one was found: a closer look first, as a far walker at night is one too.
     const movers = moversToCheck(frames, motion.pattern, this.options.manifest, rules, motion.smallMovers);
-    for (const looks of this.lookAtMovers(movers, clip, motion, chosen, signal)) {
+    for (const looks of this.lookAtMovers(movers, clip, motion, chosen, rules, signal)) {
       const seen = await looks;
       seen.forEach(count);
       // each mover by its own looks: a moth beside a far walker does not outvote it; once one
@@ -201,11 +201,12 @@ export class ClipClassifier implements Classifier {
 
   /**
    * The detectors on small movers (moversToCheck), closer: the region around each of the first
-   * ones' paths, at a fifth and four fifths of its way; the looks of each mover apart, one mover
-   * at a time (the next is looked at only when asked for). A far walker at night is a few pixels
-   * tall, as small as a bird: only the detector can tell them apart.
+   * ones' paths, at a fifth and four fifths of its way, and half way too when those two split
+   * (closerLooksSplit); the looks of each mover apart, one mover at a time (the next is looked at
+   * only when asked for). A far walker at night is a few pixels tall, as small as a bird: only
+   * the detector can tell them apart.
    */
-  private *lookAtMovers(movers: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal) {
+  private *lookAtMovers(movers: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], rules: CameraRules | undefined, signal: AbortSignal) {
     const last = motion.samples.length - 1;
     const closer = (track: MoverTrack) => squareRegion(track.box, detailOf(clip), this.regionSide() / 2);
     // Not where a view the networks already ran held the mover's path, while it moved, at half the closer look's scale or more.
@@ -214,13 +215,21 @@ export class ClipClassifier implements Classifier {
     const looked = movers.filter(unseen).slice(0, MOVERS_LOOKED_AT); // in moversToCheck's order
     // in rain or snow, the looks are at frames with the drops taken out, as the movers were followed
     const derain = rainScore(motion.pattern) > 0;
+    const { manifest } = this.options;
     for (const track of looked) {
       const crop = closer(track);
-      yield this.inferLooks([0.2, 0.8].map((at) => {
+      const along = (at: number): ChosenFrame => {
         const index = Math.min(last, Math.max(0, Math.round((track.from + at * (track.to - track.from)) * SAMPLE_FPS)));
         // it moved there, seen at the small movers' finer size
         return { index, sample: seenMoving(motion.samples[index]!, track.box), crop };
-      }), clip, motion, signal, derain);
+      };
+      const half = along(0.5);
+      // half way is decoded with the others (the decode passes it anyway), and looked at only when asked for
+      yield this.decodeLooks([along(0.2), along(0.8), half], clip, motion, signal, derain).then(async (decoded) => {
+        const looks = await this.inferDecoded(decoded.filter((d) => d.choice !== half), signal);
+        const split = closerLooksSplit(looks.map((l) => l.findings), manifest, rules);
+        return split ? [...looks, ...await this.inferDecoded(decoded.filter((d) => d.choice === half), signal)] : looks;
+      });
     }
   }
 
@@ -246,12 +255,23 @@ export class ClipClassifier implements Classifier {
 
   /** The first-look models on each look's region; its frame from those the motion pass kept, or decoded. */
   private async inferLooks(looks: ChosenFrame[], clip: ClipInfo, motion: MotionAnalysis, signal: AbortSignal, derain = false) {
+    return this.inferDecoded(await this.decodeLooks(looks, clip, motion, signal, derain), signal);
+  }
+
+  /** The frames of looks, in the order of time, in one decode (those of a look at the same view once). */
+  private async decodeLooks(looks: ChosenFrame[], clip: ClipInfo, motion: MotionAnalysis, signal: AbortSignal, derain: boolean): Promise<DecodedFrame[]> {
     const inOrder = looks.filter((look, i) => looks.findIndex((other) => other.index === look.index && other.crop === look.crop) === i)
       .sort((a, b) => a.index - b.index); // as ffmpeg gives them
-    if (inOrder.length === 0) return [];
-    const frames = derain ? this.derained(clip, motion, inOrder, signal) : this.framesOf(clip, motion, inOrder, signal);
+    const decoded: DecodedFrame[] = [];
+    if (inOrder.length === 0) return decoded;
+    for await (const frame of derain ? this.derained(clip, motion, inOrder, signal) : this.framesOf(clip, motion, inOrder, signal)) decoded.push(frame);
+    return decoded;
+  }
+
+  /** The first-look models on each decoded look's region, one look after the other. */
+  private async inferDecoded(decoded: DecodedFrame[], signal: AbortSignal) {
     const results = [];
-    for await (const decoded of frames) results.push(await this.inferFrame(decoded, undefined, signal));
+    for (const frame of decoded) results.push(await this.inferFrame(frame, undefined, signal));
     return results;
   }
 

@@ -326,16 +326,35 @@ export function moversToCheck(found: FrameFindings[], pattern: MotionPattern, ma
   return [...longest([...creatures, ...travellers]), ...longest(faint)].filter((c) => inZone(c.box, rules));
 }
 
+/** Per intruder label, its best score in each closer look at a small mover (0 where a look did not see it). */
+function scoresInLooks(looks: FrameFindings[], judge: Judge): Array<{ label: ServiceLabel; seen: number[] }> {
+  return judge.intruders.map((label) => ({
+    label,
+    seen: looks.map((f) => Math.max(0, ...f.detections.filter((d) => d.label === label && labelAllowed(label, d.score, judge.rules)).map((d) => d.score))),
+  }));
+}
+
 /**
- * A closer look at a small mover shows a person or vehicle (a far walker at night) when its looks
- * agree on it: seen in each of them, at its threshold in one. Anything less leaves it a creature.
+ * Closer looks at a small mover show a person or vehicle (a far walker at night) when they
+ * agree on it, as frames do (foundRule): seen in two of them or more, at its threshold in one.
+ * Anything less leaves it a creature.
  */
 export function closerLooksAgree(looks: FrameFindings[], manifest: Manifest, rules?: CameraRules): boolean {
   const judge = judgeOf(manifest, rules);
-  return judge.intruders.some((label) => {
-    const seen = looks.map((f) => Math.max(0, ...f.detections.filter((d) => d.label === label && labelAllowed(label, d.score, rules)).map((d) => d.score)));
-    return seen.length >= AGREEING_FRAMES && seen.every((s) => s > 0) && Math.max(...seen) >= judge.threshold(label);
-  });
+  return scoresInLooks(looks, judge).some(({ label, seen }) =>
+    seen.filter((s) => s > 0).length >= AGREEING_FRAMES && Math.max(...seen) >= judge.threshold(label));
+}
+
+/**
+ * A look at a small mover saw a person or vehicle at its threshold, and no other look saw it
+ * at all: one moment's pose and noise against another's (a far walker at night flickers
+ * between 0.4 and 0.9 from one tenth of a second to the next, and out of the detector's sight
+ * in between). One more moment along the mover's path decides.
+ */
+export function closerLooksSplit(looks: FrameFindings[], manifest: Manifest, rules?: CameraRules): boolean {
+  const judge = judgeOf(manifest, rules);
+  return scoresInLooks(looks, judge).some(({ label, seen }) =>
+    seen.filter((s) => s > 0).length === 1 && Math.max(...seen) >= judge.threshold(label));
 }
 
 /**

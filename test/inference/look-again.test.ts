@@ -84,6 +84,16 @@ describe('looking again (default pack, real models)', function () {
     expect(r.risk).to.not.equal('safe');
   });
 
+  it('the far walker from a camera of twice its resolution, out of the detector\'s sight at one of the two closer looks, is looked at half way too: person, never safe', async () => {
+    const sharper = path.join(dir, 'far-walker-x2.mp4');
+    await ffmpeg(['-i', farWalker, '-vf', 'scale=2560:1440', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', sharper]);
+    const r = await vigilClassify(sharper);
+    expect(r.labels, JSON.stringify(r)).to.include('person');
+    expect(r.labels).to.not.include('animal');
+    expect(r.risk).to.not.equal('safe');
+    expect(r.stats.inferences?.detector, 'two closer looks and the one half way').to.equal(3);
+  });
+
   it('a farther walker at night, too faint to be a creature, is a faint mover looked at closer: person and intrusion', async () => {
     const r = await vigilClassify(fainterWalker);
     expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion']);

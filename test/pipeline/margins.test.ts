@@ -4,7 +4,7 @@
 // Made-up findings: no model runs, so each case is exactly the one the rule is for.
 import { expect } from 'chai';
 import type { Box, CameraRules, Detection } from '../../runtime/core/analysis.js';
-import { closerLooksAgree, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { closerLooksAgree, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MoverTrack, SmallMovers } from '../../runtime/pipeline/small-movers.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { rulesManifest } from '../support/rules-manifest.js';
@@ -133,6 +133,17 @@ describe('closer looks at small movers: a far walker at night is small too', () 
     expect(closerLooksAgree([look(1.6, 0.66), look(3.4, 0)], manifest)).to.equal(false);
     expect(closerLooksAgree([look(1.6, 0.5), look(3.4, 0.42)], manifest)).to.equal(false);
     expect(closerLooksAgree([look(1.6, 0.9)], manifest)).to.equal(false);
+  });
+  it('looks that split (one sure, the other blind) ask for a third moment, and agree when it sees the mover too', () => {
+    const split = [look(1.6, 0.84), look(3.4, 0)];
+    expect(closerLooksSplit(split, manifest)).to.equal(true);
+    expect(closerLooksAgree([...split, look(2.5, 0.5)], manifest)).to.equal(true);
+    expect(closerLooksAgree([...split, look(2.5, 0)], manifest), 'the third moment blind too').to.equal(false);
+  });
+  it('looks that agree, or that see nothing sure, ask for no third moment', () => {
+    expect(closerLooksSplit([look(1.6, 0.84), look(3.4, 0.42)], manifest)).to.equal(false);
+    expect(closerLooksSplit([look(1.6, 0.5), look(3.4, 0)], manifest)).to.equal(false);
+    expect(closerLooksSplit([look(1.6, 0), look(3.4, 0)], manifest)).to.equal(false);
   });
 
   it('a look\'s sample shows the mover moving where the grid was too coarse to see it, so a walker found there intrudes', () => {

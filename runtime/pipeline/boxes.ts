@@ -14,9 +14,12 @@ export function iou(a: Box, b: Box): number {
   return inter / (area(a) + area(b) - inter);
 }
 
-/** Distance between the centres of two boxes (in normalised frame units). */
-export function centreDistance(a: Box, b: Box): number {
-  return Math.hypot(a.x + a.w / 2 - (b.x + b.w / 2), a.y + a.h / 2 - (b.y + b.h / 2));
+/**
+ * Distance between the centres of two boxes, in shares of the frame's height when given its
+ * aspect (width over height), else in normalised frame units.
+ */
+export function centreDistance(a: Box, b: Box, aspect = 1): number {
+  return Math.hypot((a.x + a.w / 2 - (b.x + b.w / 2)) * aspect, a.y + a.h / 2 - (b.y + b.h / 2));
 }
 
 /** Share of `inner` that lies inside `outer`. */

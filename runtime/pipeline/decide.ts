@@ -106,6 +106,8 @@ const CLOSE_UP = 0.5;
  * A thing stayed put when, in the chosen frame furthest from it in time (at least STILL_APART_S
  * apart) where a box of its label overlaps its box, that box's centre is less than SAME_PLACE of
  * the box's longer side away: detector jitter and a shaken camera stay under it, a walker does not.
+ * Both are measured in pixels (the frame's aspect): counted in shares of each side, a walker
+ * crossing a 16:9 view had to go 1.8 times as far as one coming down it.
  */
 const SAME_PLACE = 0.3;
 /** ...and its height changed by less than this factor (a walker coming closer grows). */
@@ -363,7 +365,7 @@ export function closerLooksSplit(looks: FrameFindings[], manifest: Manifest, rul
  * for a person found who does not move through the view; safe otherwise. Answers the intruder's
  * score too.
  */
-export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, rainy: boolean, judge: Judge): { risk: Risk; intrusion: number } {
+export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, rainy: boolean, judge: Judge, aspect = 1): { risk: Risk; intrusion: number } {
   const { rules } = judge;
   const boxMoves = (d: Detection, sample: MotionSample) =>
     rainy ? standsOut(d.box, sample) >= 0.25 : movingShare(d.box, sample) >= (MOVING_SHARE[d.label] ?? 0.1);
@@ -376,7 +378,7 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
     if (!furthest) return false;
     // coming towards the camera or going away changes the size, not the place
     const grew = Math.max(furthest.box.h / d.box.h, d.box.h / furthest.box.h);
-    return centreDistance(furthest.box, d.box) < SAME_PLACE * Math.max(d.box.w, d.box.h) && grew < SAME_SIZE;
+    return centreDistance(furthest.box, d.box, aspect) < SAME_PLACE * Math.max(d.box.w * aspect, d.box.h) && grew < SAME_SIZE;
   };
   let intrusion = 0;
   let stillPerson = false;
@@ -428,7 +430,7 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   const isFound = foundRule(frames, judge);
   const creatures = creaturesWhereNoOne(scores, isFound, judge, movers);
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => isFound(l, scores[l]!));
-  const { risk, intrusion } = riskOf(frames, isFound, labels.includes('rain'), judge);
+  const { risk, intrusion } = riskOf(frames, isFound, labels.includes('rain'), judge, pattern.aspect);
   if (intrusion > 0) {
     raise(scores, 'intrusion', intrusion);
     labels.push('intrusion');

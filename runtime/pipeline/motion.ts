@@ -86,6 +86,8 @@ export interface MotionPattern {
   flakes: number;
   /** how each cell moved over the clip, for foliage and flags (foliage.ts); not for a clip too short to tell */
   sway?: SwayPattern;
+  /** the frame's width over its height: boxes are in shares of each side, distances in pixels need it (1 when not known) */
+  aspect?: number;
 }
 
 export interface MotionAnalysis {
@@ -211,8 +213,8 @@ function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'p
   return { pan: e?.pan ?? 0, repeat: e?.repeat ?? 0, streaks: e?.streakSpread ?? 0, flakes: e?.flakeSpread ?? 0 };
 }
 
-export function describePattern(samples: MotionSample[], precipitation?: PrecipitationEvidence): MotionPattern {
-  const weather = weatherOf(precipitation);
+export function describePattern(samples: MotionSample[], precipitation?: PrecipitationEvidence, aspect?: number): MotionPattern {
+  const weather = { ...weatherOf(precipitation), ...(aspect ? { aspect } : {}) };
   const movingSamples = samples.filter((s) => s.region);
   if (movingSamples.length === 0) return { moving: false, ...weather };
   const sway = describeSway(samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS);
@@ -310,7 +312,7 @@ export async function analyseMotion(
   // where rain or snow falls, the drops are taken out before small things are followed
   const falling = precipitationScore(precipitation) > 0;
   const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling }));
-  return { samples, pattern: describePattern(samples, precipitation), smallMovers, ...(frames ? { frames } : {}) };
+  return { samples, pattern: describePattern(samples, precipitation, clip.width / clip.height), smallMovers, ...(frames ? { frames } : {}) };
 }
 
 /** The width of the motion pass's gray frames. */

@@ -230,6 +230,18 @@ describe('decide, step 5: the risk', () => {
     expect(risk(staying('animal', seat))).to.deep.equal({ risk: 'safe', intrusion: 0 });
   });
 
+  it('stayed put is measured in pixels: a person crossing a 16:9 view a third of his height is moving, one coming down it as far too', () => {
+    // 0.2 of the width by 0.4 of the height of a 16:9 frame: 0.35 by 0.4 of the height in pixels
+    const at = (x: number, y: number): Box => ({ x, y, w: 0.2, h: 0.4 });
+    const moves = (from: Box, to: Box, aspect: number) =>
+      riskOf([frame(0, [{ label: 'person', score: 0.9, box: from }], from), frame(1.5, [{ label: 'person', score: 0.9, box: to }], to)],
+        foundRule([], judge), false, judge, aspect).risk;
+    // across by 0.08 of the width (0.14 of the height, a third of his height) and down by 0.14 of the height
+    expect(moves(at(0.4, 0.3), at(0.48, 0.3), 16 / 9)).to.equal('intrusion');
+    expect(moves(at(0.4, 0.3), at(0.4, 0.44), 16 / 9)).to.equal('intrusion');
+    expect(moves(at(0.4, 0.3), at(0.48, 0.3), 1), 'counted in shares of each side, the crossing was under 0.3 of his height').to.equal('danger');
+  });
+
   it('in rain a box must move more than the rain around it', () => {
     const everywhere = cells().fill(1);
     const inRain = (moving: 'box' | 'everywhere') => crossing(0.8).map((f) => ({

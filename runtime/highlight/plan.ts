@@ -2,6 +2,7 @@
 // which seconds of the clip to cut, and where each object's box is at any
 // moment of the cut. Pure functions, so the choices can be tested directly.
 import type { Analysis, Box, KeyFrame, ServiceLabel } from '../core/analysis.js';
+import { centreDistance, iou } from '../pipeline/boxes.js';
 
 /** The longest highlight, seconds. */
 export const MAX_HIGHLIGHT_S = 10;
@@ -178,18 +179,6 @@ function clampBox(b: Box): Box {
   const x = Math.min(1, Math.max(0, b.x));
   const y = Math.min(1, Math.max(0, b.y));
   return { x, y, w: Math.min(1 - x, Math.max(0, b.w)), h: Math.min(1 - y, Math.max(0, b.h)) };
-}
-
-function iou(a: Box, b: Box): number {
-  const w = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
-  const h = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
-  if (w <= 0 || h <= 0) return 0;
-  const inter = w * h;
-  return inter / (a.w * a.h + b.w * b.h - inter);
-}
-
-function centreDistance(a: Box, b: Box): number {
-  return Math.hypot(a.x + a.w / 2 - (b.x + b.w / 2), a.y + a.h / 2 - (b.y + b.h / 2));
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;

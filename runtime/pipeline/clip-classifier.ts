@@ -9,7 +9,7 @@ import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
 import { closerLooksAgree, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, type Doubt, type FrameFindings } from './decide.js';
-import { medianOfThree } from './pixel-median.js';
+import { dropWindow, withoutDrops } from './pixel-median.js';
 import type { MoverTrack } from './small-movers.js';
 import { anotherMoment, chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
@@ -281,20 +281,24 @@ export class ClipClassifier implements Classifier {
   }
 
   /**
-   * The chosen samples with the rain taken out (in order): each detail frame the per-pixel median
-   * of it and the samples either side. A drop is in one sample only; a walker a tenth of a second
-   * on has moved less than his width.
+   * The chosen samples with the rain taken out (in order): each detail frame from it and the
+   * samples around it (pixel-median.ts, withoutDrops): where the drops brighten what they cross,
+   * each pixel's darkest over a fifth of a second either side; else the median of it and the
+   * samples either side. A drop is in one sample only; a walker a tenth of a second on has
+   * moved less than his width.
    */
   private async *derained(clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
     const last = motion.samples.length - 1;
-    const around = (index: number) => (index > 0 && index < last ? [index - 1, index, index + 1] : [index]);
+    const light = motion.pattern.dropLight ?? 'either';
+    const reach = dropWindow(light, SAMPLE_FPS) >> 1;
+    const around = (index: number) => (index >= reach && index + reach <= last ? Array.from({ length: 2 * reach + 1 }, (_, k) => index - reach + k) : [index]);
     const indices = [...new Set(chosen.flatMap((c) => around(c.index)))].sort((a, b) => a - b);
     const decoded = new Map<number, DecodedFrame>();
     for await (const d of this.framesOf(clip, motion, indices.map((index) => ({ index, sample: motion.samples[index]!, crop: undefined })), signal)) decoded.set(d.choice.index, d);
     for (const choice of chosen) {
-      const [a, b, c] = around(choice.index).map((i) => decoded.get(i)!);
+      const window = around(choice.index).map((i) => decoded.get(i)!);
       const own = decoded.get(choice.index)!;
-      const frame = a && b && c ? Buffer.from(medianOfThree(a.frame, b.frame, c.frame).buffer) : own.frame;
+      const frame = window.length > 1 ? Buffer.from(withoutDrops(window.map((w) => w.frame), light).buffer) : own.frame;
       yield { frame, size: own.size, choice, whole: own.whole };
     }
   }

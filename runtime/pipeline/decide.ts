@@ -348,15 +348,14 @@ export function closerLooksAgree(looks: FrameFindings[], manifest: Manifest, rul
 }
 
 /**
- * A look at a small mover saw a person or vehicle at its threshold, and no other look saw it
- * at all: one moment's pose and noise against another's (a far walker at night flickers
- * between 0.4 and 0.9 from one tenth of a second to the next, and out of the detector's sight
- * in between). One more moment along the mover's path decides.
+ * One look at a small mover saw a person or vehicle, and no other look saw it at all: one
+ * moment's pose and noise against another's (a far walker at night flickers between 0.4 and 0.9
+ * from one tenth of a second to the next, and out of the detector's sight in between, more so
+ * in rain). One more moment along the mover's path decides.
  */
 export function closerLooksSplit(looks: FrameFindings[], manifest: Manifest, rules?: CameraRules): boolean {
   const judge = judgeOf(manifest, rules);
-  return scoresInLooks(looks, judge).some(({ label, seen }) =>
-    seen.filter((s) => s > 0).length === 1 && Math.max(...seen) >= judge.threshold(label));
+  return scoresInLooks(looks, judge).some(({ seen }) => seen.filter((s) => s > 0).length === 1);
 }
 
 /**

@@ -8,7 +8,7 @@
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { cellGroups, smallGroups } from './cell-groups.js';
-import { medianFrame } from './pixel-median.js';
+import { medianFrame, type DropLight } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
@@ -84,6 +84,8 @@ export interface MotionPattern {
   streaks: number;
   /** share of the view where small bright blobs are seen falling (snowflakes), in the typical sample */
   flakes: number;
+  /** what the drops seen do to what they cross (pixel-median.ts): most of their area brighter than the samples either side, most darker, or neither */
+  dropLight?: DropLight;
   /** how each cell moved over the clip, for foliage and flags (foliage.ts); not for a clip too short to tell */
   sway?: SwayPattern;
   /** the frame's width over its height: boxes are in shares of each side, distances in pixels need it (1 when not known) */
@@ -208,9 +210,17 @@ function addForeground(kept: Array<{ sample: MotionSample; frame: Buffer }>, gri
   }
 }
 
+/** Drops with at least this share of their area brighter (or darker) than the samples either side brighten (or darken) what they cross. */
+const DROPS_ONE_WAY = 0.75;
+
+/** What the drops do to what they cross, from the share of their area brighter than the samples either side. */
+function dropLightOf(bright: number): DropLight {
+  return bright >= DROPS_ONE_WAY ? 'brighter' : bright <= 1 - DROPS_ONE_WAY ? 'darker' : 'either';
+}
+
 /** What the motion pattern says of precipitation and the camera's motion, from the precipitation analysis. */
-function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'pan' | 'repeat' | 'streaks' | 'flakes'> {
-  return { pan: e?.pan ?? 0, repeat: e?.repeat ?? 0, streaks: e?.streakSpread ?? 0, flakes: e?.flakeSpread ?? 0 };
+function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'pan' | 'repeat' | 'streaks' | 'flakes' | 'dropLight'> {
+  return { pan: e?.pan ?? 0, repeat: e?.repeat ?? 0, streaks: e?.streakSpread ?? 0, flakes: e?.flakeSpread ?? 0, dropLight: dropLightOf(e?.bright ?? 0.5) };
 }
 
 export function describePattern(samples: MotionSample[], precipitation?: PrecipitationEvidence, aspect?: number): MotionPattern {
@@ -310,7 +320,7 @@ export async function analyseMotion(
   addForeground(kept, grid);
   let movers: SmallMovers | undefined;
   // where rain or snow falls, the drops are taken out before small things are followed
-  const falling = precipitationScore(precipitation) > 0;
+  const falling = precipitationScore(precipitation) > 0 ? dropLightOf(precipitation.bright) : undefined;
   const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling }));
   return { samples, pattern: describePattern(samples, precipitation, clip.width / clip.height), smallMovers, ...(frames ? { frames } : {}) };
 }

@@ -1,6 +1,6 @@
 // A clip's background: what stays in place outvotes what passes. Both the motion pass
-// (96 px) and the small movers (192 px) take theirs this way. Over three frames in a row, the
-// median takes out what is in one of them only (raindrops).
+// (96 px) and the small movers (192 px) take theirs this way. Over a few frames in a row,
+// the drops of rain or snow are taken out the same way (withoutDrops).
 
 /**
  * The per-pixel median of up to `count` evenly spaced frames. Each pixel's median is selected
@@ -47,6 +47,41 @@ export function medianOfThree(a: Uint8Array, b: Uint8Array, c: Uint8Array): Uint
   for (let p = 0; p < b.length; p++) {
     const x = a[p]!, y = b[p]!, z = c[p]!;
     out[p] = x > y ? (y > z ? y : x > z ? z : x) : x > z ? x : y > z ? z : y;
+  }
+  return out;
+}
+
+/**
+ * What drops do to the pixels they cross. A drop scatters light from all around into the
+ * camera, so it brightens what it crosses (by day, or lit by an infrared illuminator at night);
+ * only against a bright sky does it darken it. `either`: the clip's drops showed no one way.
+ */
+export type DropLight = 'brighter' | 'darker' | 'either';
+
+/**
+ * A drop is taken out by the frames within this many seconds either side: a drop crosses the
+ * view within one of them, while a walker at night moves less than his width.
+ */
+const DROP_REACH_S = 0.2;
+
+/** How many frames withoutDrops takes for each frame, at `fps`: three in a row for the median, else those within DROP_REACH_S. */
+export function dropWindow(light: DropLight, fps: number): number {
+  return light === 'either' ? 3 : 2 * Math.max(1, Math.round(DROP_REACH_S * fps)) + 1;
+}
+
+/**
+ * A frame with the drops taken out, from the frames around it (dropWindow of them, in time
+ * order, gray or RGB alike): each pixel's darkest value where drops brighten, its brightest
+ * where they darken, else the median of three (what is in one of them only). A pixel stays lit
+ * only where drops crossed it in every frame: where heavy rain at night covers 40 % of the view
+ * a frame, 1 % of it over five frames, 6 % over three, against 34 % for the median of three.
+ */
+export function withoutDrops(frames: Uint8Array[], light: DropLight): Uint8Array {
+  if (light === 'either') return medianOfThree(frames[0]!, frames[1]!, frames[2]!);
+  const out = frames[0]!.slice();
+  for (const frame of frames.slice(1)) {
+    if (light === 'brighter') for (let p = 0; p < out.length; p++) out[p] = Math.min(out[p]!, frame[p]!);
+    else for (let p = 0; p < out.length; p++) out[p] = Math.max(out[p]!, frame[p]!);
   }
   return out;
 }

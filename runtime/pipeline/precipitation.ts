@@ -126,6 +126,13 @@ export interface PrecipitationEvidence {
   flakeSpread: number;
   /** the noise of a temporal difference, in gray levels (median of the maps' robust estimates of its sigma) */
   noise: number;
+  /**
+   * Of the streaks' and flake candidates' area, the share brighter than the samples either side
+   * (median over the maps that hold any; 0.5 when none does). A drop scatters light from all
+   * around into the camera, so it is brighter than what it crosses, lit by the day or by an
+   * infrared illuminator at night; only against a bright sky is it darker.
+   */
+  bright: number;
 }
 
 const median = (values: number[]): number => {
@@ -657,6 +664,8 @@ export interface MapEvidence {
   streakArea: number;
   flakeSpread: number;
   noise: number;
+  /** of the streaks' and flake candidates' area, the share brighter than both neighbours; undefined when there is none */
+  bright?: number;
 }
 
 /** Streaks and falling flakes in one transient map (`prev` is the sample before, for the flakes; `texture` the cells of merged streaks). */
@@ -676,7 +685,10 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
     flakeSpread = candidateSpread * (fell / matched);
   }
   const validArea = Math.max(1, (map.x1 - map.x0) * (map.y1 - map.y0));
+  const drops = [...streaks, ...candidates];
+  const dropArea = drops.reduce((a, p) => a + p.area, 0);
   return {
+    ...(dropArea > 0 ? { bright: drops.reduce((a, p) => a + (p.bright ? p.area : 0), 0) / dropArea } : {}),
     streakSpread: Math.max(cellSpread(streaks, map.width, map.height), texture),
     streakArea: streaks.reduce((a, p) => a + p.area, 0) / validArea,
     flakeSpread,
@@ -752,6 +764,7 @@ export class PrecipitationTracker {
       streakArea: median(this.maps.map((m) => m.streakArea)),
       flakeSpread: median(this.maps.map((m) => m.flakeSpread)),
       noise: median(this.maps.map((m) => m.noise)),
+      bright: this.maps.some((m) => m.bright !== undefined) ? median(this.maps.flatMap((m) => (m.bright === undefined ? [] : [m.bright]))) : 0.5,
     };
   }
 }

@@ -8,7 +8,7 @@
 // raindrops never come back. A person or vehicle is what the networks are for:
 // a small mover only says `animal` where they found none (decide.ts).
 import type { Box } from '../core/analysis.js';
-import { medianFrame, medianOfThree } from './pixel-median.js';
+import { dropWindow, medianFrame, withoutDrops, type DropLight } from './pixel-median.js';
 
 /** One gray frame of the clip at the fine size, and its time. */
 export interface FineFrame {
@@ -366,25 +366,28 @@ function alike(track: MoverTrack, others: MoverTrack[]): number {
 }
 
 /**
- * Where rain or snow falls, each frame with the drops taken out: the per-pixel median of it and
- * the frames either side (the temporal median deraining starts from). A drop crosses the view
- * within a frame and is in one of the three; a walker, a car or a crawling thing moves a pixel or
- * two a frame here and is in all three. A thing darting farther than its own length a frame is
+ * Where rain or snow falls, each frame with the drops taken out (pixel-median.ts): of it and the
+ * frames within a fifth of a second either side, each pixel's darkest value where drops brighten
+ * what they cross, else the median of three in a row (the temporal median deraining starts from).
+ * A drop crosses the view within a frame; a walker, a car or a crawling thing moves a pixel or
+ * two a frame here and is in all of them. A thing darting farther than its own length a frame is
  * lost with the drops.
  */
-function withoutDrops(frames: FineFrame[]): FineFrame[] {
-  return frames.slice(1, -1).map((frame, k) => ({ t: frame.t, gray: medianOfThree(frames[k]!.gray, frame.gray, frames[k + 2]!.gray) }));
+function derained(frames: FineFrame[], light: DropLight): FineFrame[] {
+  const interval = frames.length > 1 ? (frames[frames.length - 1]!.t - frames[0]!.t) / (frames.length - 1) : 1;
+  const reach = dropWindow(light, 1 / interval) >> 1;
+  return frames.slice(reach, frames.length - reach).map((frame, k) => ({ t: frame.t, gray: withoutDrops(frames.slice(k, k + 2 * reach + 1).map((f) => f.gray), light) }));
 }
 
 /**
  * Follows the small things that move through the view and keeps those that move as creatures
- * do. `masked` pixels (the camera's masks) never count. `falling`: rain or snow was seen; the
- * drops are taken out first (withoutDrops), a track that hops does not count, and what moves is
- * a traveller to look at, never a creature.
+ * do. `masked` pixels (the camera's masks) never count. `falling`: rain or snow was seen, its
+ * drops doing this to what they cross; the drops are taken out first (derained), a track that
+ * hops does not count, and what moves is a traveller to look at, never a creature.
  */
-export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: boolean } = {}): SmallMovers {
+export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight } = {}): SmallMovers {
   const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0 };
-  const frames = options.falling ? withoutDrops(clipFrames) : clipFrames;
+  const frames = options.falling ? derained(clipFrames, options.falling) : clipFrames;
   if (frames.length < MIN_SIGHTINGS) return none;
   const pixels = width * height;
   const bg = medianFrame(frames.map((f) => f.gray), BACKGROUND_FRAMES);
@@ -404,11 +407,18 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   const sightings: Blob[][] = [];
   const judge = (k: number): Blob[] => {
     const blobs = smallBlobs(window[k % 3]!, seen, width, height, frames[k]!.t, maxSide);
-    if (blobs.length <= BUSY_FRAME) return blobs;
-    // only what was there in the frames either side too
-    const around = [k - 1, k + 1].filter((j) => j >= 0 && j < frames.length).map((j) => window[j % 3]!.mask);
-    const staying = blobs.filter((b) => around.every((other) => overlaps(b, window[k % 3]!.mask, other, width)));
-    return staying.length <= BUSY_FRAME ? staying : [];
+    const unbusy = (some: Blob[]) => {
+      if (some.length <= BUSY_FRAME) return some;
+      // only what was there in the frames either side too
+      const around = [k - 1, k + 1].filter((j) => j >= 0 && j < frames.length).map((j) => window[j % 3]!.mask);
+      const staying = some.filter((b) => around.every((other) => overlaps(b, window[k % 3]!.mask, other, width)));
+      return staying.length <= BUSY_FRAME ? staying : [];
+    };
+    // Drops that all brighten (or all darken) what they cross leave specks of that sign only,
+    // where they crossed a pixel in every frame taken: a frame busy with them still has the
+    // blobs of the other sign followed (a dark walker in rain lit by the illuminator).
+    if (options.falling !== 'brighter' && options.falling !== 'darker') return unbusy(blobs);
+    return [...unbusy(blobs.filter((b) => b.sign > 0)), ...unbusy(blobs.filter((b) => b.sign < 0))];
   };
   frames.forEach((frame, k) => {
     const fg = window[k % 3]!;

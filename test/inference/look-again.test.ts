@@ -111,6 +111,14 @@ describe('looking again (default pack, real models)', function () {
     expect(r.risk).to.equal('intrusion');
   });
 
+  it('the far walker in heavy rain at night, the drops lit by the illuminator over a third of the view: the drops taken out as what brightens, he is found: person, never safe', async () => {
+    const wet = await weatherClip(farWalker, path.join(dir, 'far-walker-rain.mp4'), { kind: 'rain', density: 'rain' });
+    const r = await vigilClassify(wet);
+    expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'rain']);
+    expect(r.labels).to.not.include('animal');
+    expect(r.risk).to.not.equal('safe');
+  });
+
   it('a spider on a wall, looked at closer, is still a creature: animal, safe', async () => {
     const r = await vigilClassify(media('nuisance/spider_on_wall.mp4'));
     expect(r.labels).to.include('animal');

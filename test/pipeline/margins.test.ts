@@ -134,15 +134,19 @@ describe('closer looks at small movers: a far walker at night is small too', () 
     expect(closerLooksAgree([look(1.6, 0.5), look(3.4, 0.42)], manifest)).to.equal(false);
     expect(closerLooksAgree([look(1.6, 0.9)], manifest)).to.equal(false);
   });
-  it('looks that split (one sure, the other blind) ask for a third moment, and agree when it sees the mover too', () => {
+  it('looks that split (one sees a person, the other nothing) ask for a third moment, and agree when it sees the mover too, sure in one', () => {
     const split = [look(1.6, 0.84), look(3.4, 0)];
     expect(closerLooksSplit(split, manifest)).to.equal(true);
     expect(closerLooksAgree([...split, look(2.5, 0.5)], manifest)).to.equal(true);
     expect(closerLooksAgree([...split, look(2.5, 0)], manifest), 'the third moment blind too').to.equal(false);
+    const unsure = [look(1.4, 0), look(3.6, 0.42)];
+    expect(closerLooksSplit(unsure, manifest)).to.equal(true);
+    expect(closerLooksAgree([...unsure, look(2.5, 0.58)], manifest)).to.equal(true);
+    expect(closerLooksAgree([...unsure, look(2.5, 0.5)], manifest), 'none of the three sure').to.equal(false);
   });
-  it('looks that agree, or that see nothing sure, ask for no third moment', () => {
+  it('looks that agree, or that both see nothing, ask for no third moment', () => {
     expect(closerLooksSplit([look(1.6, 0.84), look(3.4, 0.42)], manifest)).to.equal(false);
-    expect(closerLooksSplit([look(1.6, 0.5), look(3.4, 0)], manifest)).to.equal(false);
+    expect(closerLooksSplit([look(1.6, 0.5), look(3.4, 0.42)], manifest)).to.equal(false);
     expect(closerLooksSplit([look(1.6, 0), look(3.4, 0)], manifest)).to.equal(false);
   });
 

@@ -202,6 +202,30 @@ describe('precipitation analysis', () => {
     expect(precipitationScore(still)).to.equal(0);
   });
 
+  it('the drops\' light: streaks brighter than what they cross (lit), darker against a bright sky, and 0.5 where nothing falls', () => {
+    const schedule = { every: 5, length: 5 };
+    const lit = new PrecipitationTracker(schedule);
+    const againstSky = new PrecipitationTracker(schedule);
+    const dry = new PrecipitationTracker(schedule);
+    const rnd = random(12);
+    const sky = () => frame(() => 225);
+    for (let k = 0; k < 10; k++) {
+      const f = frame(view, 0, 0);
+      const g = sky();
+      for (let d = 0; d < 150; d++) {
+        const x = 10 + Math.floor(rnd() * (W - 20)), y = 10 + Math.floor(rnd() * (H - 30)), h = 5 + Math.floor(rnd() * 8);
+        draw(f, x, y, 1, h, 210);
+        draw(g, x, y, 1, h, 150);
+      }
+      lit.push(f);
+      againstSky.push(g);
+      dry.push(frame(view, 0, 0));
+    }
+    expect(lit.evidence().bright).to.be.above(0.9);
+    expect(againstSky.evidence().bright).to.be.below(0.1);
+    expect(dry.evidence().bright).to.equal(0.5);
+  });
+
   it('a downpour at night, its streaks merged: none stands apart, but the change is a texture of streaks falling one way over the whole view', () => {
     const samples = [1, 2, 3].map((seed) => nightRain(seed, 3000));
     const map = transientMap(samples[0]!, samples[1]!, samples[2]!, still, still);

@@ -65,7 +65,8 @@ export function movingShare(box: Box, sample: MotionSample): number {
 
 /**
  * The sample with a box's cells marked apart from the background: what the small movers saw
- * move there at a finer size than the motion pass's grid (a far walker at night).
+ * move there at a finer size than the motion pass's grid (a far walker at night), along `box`,
+ * its path.
  */
 export function seenMoving(sample: MotionSample, box: Box): MotionSample {
   const foreground = sample.foreground.slice();
@@ -75,7 +76,7 @@ export function seenMoving(sample: MotionSample, box: Box): MotionSample {
       if (over) foreground[y * MOTION_GRID.x + x] = 1;
     }
   }
-  return { ...sample, foreground, region: sample.region ?? box };
+  return { ...sample, foreground, region: sample.region ?? box, path: box };
 }
 
 /**
@@ -360,7 +361,8 @@ export function closerLooksSplit(looks: FrameFindings[], manifest: Manifest, rul
 
 /**
  * Step 5, the risk: intrusion for a person or vehicle found inside the camera's zones that did
- * not stay put and whose box moves where it is (in rain: more than the rain around it); danger
+ * not stay put and whose box moves where it is (in rain: more than the rain around it), or that
+ * was found on the path a small mover went (looked at closer); danger
  * for a person found who does not move through the view; safe otherwise. Answers the intruder's
  * score too.
  */
@@ -379,6 +381,10 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
     const grew = Math.max(furthest.box.h / d.box.h, d.box.h / furthest.box.h);
     return centreDistance(furthest.box, d.box, aspect) < SAME_PLACE * Math.max(d.box.w * aspect, d.box.h) && grew < SAME_SIZE;
   };
+  // Found on the path of a small mover looked at closer: the small movers saw it go its own
+  // length or more, at a finer size than the detector's boxes jitter by (a far walker going away
+  // from the camera barely moves his box in a second).
+  const onPath = (d: Detection, sample: MotionSample) => sample.path !== undefined && covered(d.box, sample.path) >= 0.5;
   let intrusion = 0;
   let stillPerson = false;
   for (const frame of frames) {
@@ -394,7 +400,7 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
       // A finding without a box (a whole-frame classification) counts when its frame moved, but
       // not in rain, where every frame does.
       const moving = boxes.length
-        ? boxes.filter((d) => !stayedPut(d, frame) && boxMoves(d, frame.sample))
+        ? boxes.filter((d) => onPath(d, frame.sample) || (!stayedPut(d, frame) && boxMoves(d, frame.sample)))
         : !rainy && frame.sample.region !== undefined && inZone(frame.sample.region, rules) ? [{ score }] : [];
       for (const d of moving) intrusion = Math.max(intrusion, d.score);
       if (label === 'person' && moving.length === 0) stillPerson = true;

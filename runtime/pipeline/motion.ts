@@ -61,6 +61,8 @@ export interface MotionSample {
   foreground: Uint8Array;
   /** how each cell moved since the previous sample, and the camera (foliage.ts): from the second sample to SWAY_SECONDS */
   local?: LocalMotion;
+  /** a closer look at a small mover (small-movers.ts): the box around its path, which it went its own length or more along */
+  path?: Box;
 }
 
 export interface MotionPattern {

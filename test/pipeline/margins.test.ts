@@ -160,4 +160,14 @@ describe('closer looks at small movers: a far walker at night is small too', () 
     const frames = [1.6, 3.4].map((t, i) => ({ ...frame(t, [{ label: 'person' as const, score: i ? 0.42 : 0.66, box: walked(i) }], far), sample: seenMoving({ ...still, t }, walked(i)) }));
     expect(decide(frames, pattern, manifest).risk).to.equal('intrusion');
   });
+
+  it('a person found on the path a small mover went moved through, though his box barely moves (a far walker going away); the same boxes seen by the first looks stayed put', () => {
+    const still: MotionSample = { ...sample(1.6, { x: 0.9, y: 0.9, w: 0.01, h: 0.01 }), region: undefined };
+    const path: Box = { x: far.x, y: far.y - 0.02, w: far.w, h: far.h + 0.02 };
+    const away = (i: number): Box => ({ ...far, y: far.y - i * 0.005, h: far.h * (1 - i * 0.05) });
+    const looks = [1.6, 3.4].map((t, i) => ({ ...frame(t, [{ label: 'person' as const, score: i ? 0.58 : 0.79, box: away(i) }], far), sample: seenMoving({ ...still, t }, path) }));
+    expect(decide(looks, pattern, manifest).risk).to.equal('intrusion');
+    const firstLooks = looks.map((f) => ({ ...f, sample: { ...f.sample, path: undefined } }));
+    expect(decide(firstLooks, pattern, manifest).risk).to.equal('danger');
+  });
 });

@@ -283,9 +283,9 @@ export class ClipClassifier implements Classifier {
   /**
    * The chosen samples with the rain taken out (in order): each detail frame from it and the
    * samples around it (pixel-median.ts, withoutDrops): where the drops brighten what they cross,
-   * each pixel's darkest over a fifth of a second either side; else the median of it and the
-   * samples either side. A drop is in one sample only; a walker a tenth of a second on has
-   * moved less than his width.
+   * each pixel's darkest over a fifth of a second either side (its brightest where they darken);
+   * else the median of it and the samples either side. A drop is in one sample only; a walker a
+   * tenth of a second on has moved less than his width.
    */
   private async *derained(clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
     const last = motion.samples.length - 1;

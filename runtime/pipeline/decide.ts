@@ -362,9 +362,8 @@ export function closerLooksSplit(looks: FrameFindings[], manifest: Manifest, rul
 /**
  * Step 5, the risk: intrusion for a person or vehicle found inside the camera's zones that did
  * not stay put and whose box moves where it is (in rain: more than the rain around it), or that
- * was found on the path a small mover went (looked at closer); danger
- * for a person found who does not move through the view; safe otherwise. Answers the intruder's
- * score too.
+ * was found on the path a small mover went (looked at closer); danger for a person found who
+ * does not move through the view; safe otherwise. Answers the intruder's score too.
  */
 export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, rainy: boolean, judge: Judge, aspect = 1): { risk: Risk; intrusion: number } {
   const { rules } = judge;

@@ -281,15 +281,15 @@ export class ClipClassifier implements Classifier {
   }
 
   /**
-   * The chosen samples with the rain taken out (in order): each detail frame from it and the
-   * samples around it (pixel-median.ts, withoutDrops): where the drops brighten what they cross,
-   * each pixel's darkest over a fifth of a second either side (its brightest where they darken);
-   * else the median of it and the samples either side. A drop is in one sample only; a walker a
-   * tenth of a second on has moved less than his width.
+   * The chosen samples with the rain taken out (in order) as the small movers took it out
+   * (pixel-median.ts, withoutDrops): each detail frame the median of it and the samples either
+   * side, or, in heavy rain whose drops brighten what they cross, each pixel's darkest over a
+   * fifth of a second either side (its brightest where they darken). A drop is in one sample
+   * only; a walker a tenth of a second on has moved less than his width.
    */
   private async *derained(clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
     const last = motion.samples.length - 1;
-    const light = motion.pattern.dropLight ?? 'either';
+    const light = motion.smallMovers().derainedAs ?? 'either'; // as the movers were followed
     const reach = dropWindow(light, SAMPLE_FPS) >> 1;
     const around = (index: number) => (index >= reach && index + reach <= last ? Array.from({ length: 2 * reach + 1 }, (_, k) => index - reach + k) : [index]);
     const indices = [...new Set(chosen.flatMap((c) => around(c.index)))].sort((a, b) => a - b);

@@ -382,8 +382,9 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
   };
   // Found on the path of a small mover looked at closer: the small movers saw it go its own
   // length or more, at a finer size than the detector's boxes jitter by (a far walker going away
-  // from the camera barely moves his box in a second).
-  const onPath = (d: Detection, sample: MotionSample) => sample.path !== undefined && covered(d.box, sample.path) >= 0.5;
+  // from the camera barely moves his box in a second). The path is where the mover's blob went,
+  // the core of a body the detector boxes whole: a box on it overlaps it.
+  const onPath = (d: Detection, sample: MotionSample) => sample.path !== undefined && covered(d.box, sample.path) > 0;
   let intrusion = 0;
   let stillPerson = false;
   for (const frame of frames) {

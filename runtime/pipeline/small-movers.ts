@@ -57,6 +57,8 @@ export interface SmallMovers {
   faint: MoverTrack[];
   /** 0..1: how sure the evidence makes a creature, 0 when there is none */
   score: number;
+  /** in rain or snow, how the drops were taken out (derained): closer looks take them out the same way */
+  derainedAs?: DropLight;
 }
 
 /** Frames whose per-pixel median is the background: enough to outvote a mover that stayed a while. */
@@ -380,18 +382,38 @@ function derained(frames: FineFrame[], light: DropLight): FineFrame[] {
 }
 
 /**
+ * The frames to follow small movers on, their background and noise: as they are when it is
+ * dry; in rain or snow with the drops taken out (derained), as the drops' light says where
+ * that leaves a quieter background than the median of three, else by the median. Where drops
+ * cover a third of the view a frame the median keeps a third of them (heavy rain lit at night:
+ * a noise of 10 gray levels against 3 for the darkest of three); where they are sparse (a
+ * drizzle) both take them out, and the median leaves more of a walker lit by the illuminator.
+ */
+function withoutRain(frames: FineFrame[], falling: DropLight | undefined): { frames: FineFrame[]; bg: Uint8Array; noise: number; light?: DropLight } {
+  const measured = (light: DropLight | undefined) => {
+    const taken = light ? derained(frames, light) : frames;
+    if (taken.length < MIN_SIGHTINGS) return { frames: taken, bg: new Uint8Array(0), noise: 0, light };
+    const bg = medianFrame(taken.map((f) => f.gray), BACKGROUND_FRAMES);
+    return { frames: taken, bg, noise: noiseLevel(taken, bg), light };
+  };
+  if (falling === undefined || falling === 'either') return measured(falling);
+  const median = measured('either');
+  const extreme = measured(falling);
+  return extreme.noise < median.noise ? extreme : median;
+}
+
+/**
  * Follows the small things that move through the view and keeps those that move as creatures
  * do. `masked` pixels (the camera's masks) never count. `falling`: rain or snow was seen, its
  * drops doing this to what they cross; the drops are taken out first (derained), a track that
  * hops does not count, and what moves is a traveller to look at, never a creature.
  */
 export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight } = {}): SmallMovers {
-  const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0 };
-  const frames = options.falling ? derained(clipFrames, options.falling) : clipFrames;
+  const dry: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0 };
+  const { frames, bg, noise, light } = withoutRain(clipFrames, options.falling);
+  const none: SmallMovers = { ...dry, ...(light ? { derainedAs: light } : {}) };
   if (frames.length < MIN_SIGHTINGS) return none;
   const pixels = width * height;
-  const bg = medianFrame(frames.map((f) => f.gray), BACKGROUND_FRAMES);
-  const noise = noiseLevel(frames, bg);
   const own = flicker(frames, pixels);
   // A pixel's threshold: NOISE_FACTOR standard deviations of the clip's noise or of the pixel's
   // own flicker (a mean absolute change of a noise is 1.13 of its standard deviation), whichever is larger.
@@ -467,5 +489,5 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   if (creatures.length === 0) return { ...none, travellers, faint };
   // Surer the longer one was followed: 0.6 for the shortest track that counts, up to 0.9 over 4 s.
   const longest = Math.max(...creatures.map((c) => c.seconds));
-  return { creatures, travellers, faint, score: Math.min(0.9, 0.6 + (0.3 * (longest - MIN_SECONDS)) / 3) };
+  return { ...none, creatures, travellers, faint, score: Math.min(0.9, 0.6 + (0.3 * (longest - MIN_SECONDS)) / 3) };
 }

@@ -136,9 +136,11 @@ describe('small movers (pure)', () => {
     const all = (m: SmallMovers) => [...m.creatures, ...m.travellers, ...m.faint];
     // the drops alone, each in one frame only, are never followed, taken out or not
     expect(all(findSmallMovers(frames([], { drops: 150 }), W, H))).to.deep.equal([]);
-    // taken out by the median of three, or by the darkest of the frames around (the drops brighten)
+    // the drops brighten, but are sparse: the median of three takes them out as well as the
+    // darkest of the frames around, and takes less of a walker; and when the drops show no one way
     for (const falling of ['either', 'brighter'] as const) {
       const wet = findSmallMovers(rainy, W, H, undefined, { falling });
+      expect(wet.derainedAs, falling).to.equal('either');
       expect(wet.creatures, falling).to.deep.equal([]);
       expect(wet.score).to.equal(0);
       // the longest followed is the walker, his whole way
@@ -157,6 +159,7 @@ describe('small movers (pure)', () => {
     // the median of three leaves a drop wherever two of the three frames had one: a third of the view
     expect(longest(findSmallMovers(heavy, W, H, undefined, { falling: 'either' }))).to.equal(undefined);
     const wet = findSmallMovers(heavy, W, H, undefined, { falling: 'brighter' });
+    expect(wet.derainedAs, 'the darkest leaves the quieter background').to.equal('brighter');
     expect(wet.creatures).to.deep.equal([]);
     const { box } = longest(wet)!;
     expect(box.x * W).to.be.within(30, 45);

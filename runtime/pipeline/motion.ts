@@ -86,8 +86,6 @@ export interface MotionPattern {
   streaks: number;
   /** share of the view where small bright blobs are seen falling (snowflakes), in the typical sample */
   flakes: number;
-  /** what the drops seen do to what they cross (pixel-median.ts): most of their area brighter than the samples either side, most darker, or neither */
-  dropLight?: DropLight;
   /** how each cell moved over the clip, for foliage and flags (foliage.ts); not for a clip too short to tell */
   sway?: SwayPattern;
   /** the frame's width over its height: boxes are in shares of each side, distances in pixels need it (1 when not known) */
@@ -221,8 +219,8 @@ function dropLightOf(bright: number): DropLight {
 }
 
 /** What the motion pattern says of precipitation and the camera's motion, from the precipitation analysis. */
-function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'pan' | 'repeat' | 'streaks' | 'flakes' | 'dropLight'> {
-  return { pan: e?.pan ?? 0, repeat: e?.repeat ?? 0, streaks: e?.streakSpread ?? 0, flakes: e?.flakeSpread ?? 0, dropLight: dropLightOf(e?.bright ?? 0.5) };
+function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'pan' | 'repeat' | 'streaks' | 'flakes'> {
+  return { pan: e?.pan ?? 0, repeat: e?.repeat ?? 0, streaks: e?.streakSpread ?? 0, flakes: e?.flakeSpread ?? 0 };
 }
 
 export function describePattern(samples: MotionSample[], precipitation?: PrecipitationEvidence, aspect?: number): MotionPattern {

@@ -8,10 +8,10 @@
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { cellGroups, smallGroups } from './cell-groups.js';
-import { medianFrame, type DropLight } from './pixel-median.js';
+import { medianFrame } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
-import { PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
+import { dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
 import { describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
@@ -210,14 +210,6 @@ function addForeground(kept: Array<{ sample: MotionSample; frame: Buffer }>, gri
   }
 }
 
-/** Drops with at least this share of their area brighter (or darker) than the samples either side brighten (or darken) what they cross. */
-const DROPS_ONE_WAY = 0.75;
-
-/** What the drops do to what they cross, from the share of their area brighter than the samples either side. */
-function dropLightOf(bright: number): DropLight {
-  return bright >= DROPS_ONE_WAY ? 'brighter' : bright <= 1 - DROPS_ONE_WAY ? 'darker' : 'either';
-}
-
 /** What the motion pattern says of precipitation and the camera's motion, from the precipitation analysis. */
 function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'pan' | 'repeat' | 'streaks' | 'flakes'> {
   return { pan: e?.pan ?? 0, repeat: e?.repeat ?? 0, streaks: e?.streakSpread ?? 0, flakes: e?.flakeSpread ?? 0 };
@@ -320,7 +312,7 @@ export async function analyseMotion(
   addForeground(kept, grid);
   let movers: SmallMovers | undefined;
   // where rain or snow falls, the drops are taken out before small things are followed
-  const falling = precipitationScore(precipitation) > 0 ? dropLightOf(precipitation.bright) : undefined;
+  const falling = precipitationScore(precipitation) > 0 ? dropLight(precipitation) : undefined;
   const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling }));
   return { samples, pattern: describePattern(samples, precipitation, clip.width / clip.height), smallMovers, ...(frames ? { frames } : {}) };
 }

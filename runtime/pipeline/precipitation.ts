@@ -14,6 +14,7 @@
 //   leaves, noise and walkers change the view in every direction, or only in places.
 // The camera's own movement is taken out first (a global shift: the median of matched blocks),
 // and every gray-level threshold rests on the clip's own noise.
+import type { DropLight } from './pixel-median.js';
 
 /** width the samples are analysed at: drops are a pixel or two wide here (at 96 px they vanish) */
 export const PRECIPITATION_WIDTH = 320;
@@ -779,4 +780,12 @@ export function precipitationScore(e: Pick<PrecipitationEvidence, 'streakSpread'
   const spread = Math.max(e.streakSpread, e.flakeSpread);
   if (spread < PRECIPITATION_SPREAD || e.repeat >= FLICKER) return 0;
   return 0.5 + (0.5 * (spread - PRECIPITATION_SPREAD)) / (1 - PRECIPITATION_SPREAD);
+}
+
+/** Drops with at least this share of their area brighter (or darker) than the samples either side brighten (or darken) what they cross. */
+const DROPS_ONE_WAY = 0.75;
+
+/** What the drops seen do to what they cross (pixel-median.ts), from the share of their area brighter than the samples either side. */
+export function dropLight(e: Pick<PrecipitationEvidence, 'bright'>): DropLight {
+  return e.bright >= DROPS_ONE_WAY ? 'brighter' : e.bright <= 1 - DROPS_ONE_WAY ? 'darker' : 'either';
 }

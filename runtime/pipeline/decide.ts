@@ -236,17 +236,24 @@ function sightingsOf(frames: FrameFindings[], label: ServiceLabel): Array<{ t: n
 /**
  * Margins: a person or vehicle seen in one frame only, its score within one step of the
  * detector's quantized output from its threshold (either side), is decided by noise: one step
- * up or down flips it. The pipeline looks at it again (another moment, closer), and agreement
- * across frames decides (foundRule). Seen twice or more, or clear of the threshold, it stands.
+ * up or down flips it. Seen in several frames, each time unsure, the best of them short of
+ * confirm_score by less than a step is too: the agreement across frames (foundRule) that a
+ * car seen from above or a dark walker counts by lacks one step in one frame. The pipeline
+ * looks at it again (another moment, closer, at its best sighting), and agreement across frames
+ * decides. Clear of the threshold, or agreed, it stands.
  */
 export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge): Doubt[] {
   if (judge.step <= 0) return [];
   const frames = secondOpinions(found, pattern, judge);
+  const within = (score: number, mark: number) => Math.abs(score - mark) < judge.step;
   return judge.intruders.flatMap((label) => {
     const sightings = sightingsOf(frames, label).filter((s) => labelAllowed(label, s.detection.score, judge.rules) && inZone(s.detection.box, judge.rules));
-    if (sightings.length !== 1) return [];
-    const { t, detection } = sightings[0]!;
-    return Math.abs(detection.score - judge.threshold(label)) < judge.step ? [{ label, t, box: detection.box }] : [];
+    if (sightings.length === 0) return [];
+    const { t, detection } = sightings.reduce((a, b) => (b.detection.score > a.detection.score ? b : a));
+    const doubtful = sightings.length === 1
+      ? within(detection.score, judge.threshold(label))
+      : detection.score < judge.unsure && within(detection.score, judge.unsure);
+    return doubtful ? [{ label, t, box: detection.box }] : [];
   });
 }
 

@@ -62,6 +62,28 @@ describe('margins: a sighting one step from its threshold is looked at again', (
     expect(doubts(frames, pattern, judgeOf(manifest))).to.deep.equal([]);
   });
 
+  /** A vehicle seen from above in two frames, each time unsure (confirm_score 0.4). */
+  const seenTwice = (first: number, second: number) => [
+    frame(0.5, [{ label: 'vehicule', score: first, box: walker(0.2) }], walker(0.2)),
+    frame(2, [{ label: 'vehicule', score: second, box: walker(0.5) }], walker(0.5)),
+  ];
+
+  it('seen in two frames, the better short of confirm_score by less than a step: a doubt at the better sighting', () => {
+    expect(doubts(seenTwice(0.34, 0.36), pattern, judgeOf(manifest))).to.deep.equal([{ label: 'vehicule', t: 2, box: walker(0.5) }]);
+    expect(decide(seenTwice(0.34, 0.36), pattern, manifest).labels).to.not.include('vehicule');
+  });
+
+  it('seen in two frames, one at confirm_score, or both more than a step under it: no doubt', () => {
+    expect(doubts(seenTwice(0.34, 0.42), pattern, judgeOf(manifest))).to.deep.equal([]);
+    expect(decide(seenTwice(0.34, 0.42), pattern, manifest).labels).to.include('vehicule');
+    expect(doubts(seenTwice(0.3, 0.31), pattern, judgeOf(manifest))).to.deep.equal([]);
+  });
+
+  it('a third look at confirm_score makes the three agree', () => {
+    const looked = [...seenTwice(0.34, 0.36), frame(2.3, [{ label: 'vehicule', score: 0.43, box: walker(0.55) }], walker(0.55))];
+    expect(decide(looked, pattern, manifest).labels).to.include('vehicule');
+  });
+
   it('a person and a vehicle, each seen once near its threshold: two doubts', () => {
     const car: Box = { x: 0.6, y: 0.5, w: 0.3, h: 0.2 };
     const frames = [frame(0.5, [{ label: 'person', score: 0.5, box: walker(0.2) }, { label: 'vehicule', score: 0.58, box: car }], { x: 0.1, y: 0.2, w: 0.8, h: 0.6 })];

@@ -29,6 +29,12 @@ const GRID_Y = 9;
 const RUNS = 4;
 const RUN = 5;
 /**
+ * ...but once this many maps show nothing near rain or snow (no spread of streaks or flakes up to
+ * half of PRECIPITATION_SPREAD), the view is dry: the later runs are not analysed. Weather is
+ * everywhere all the time; a clip it leaves dry in its first runs does not turn wet later.
+ */
+const DRY_MAPS = 4;
+/**
  * Precipitation is seen over at least a sixth of the view (the share of the 12x9 grid's cells
  * holding a streak or a falling flake). Rain falls everywhere but shows only where the background
  * is darker (or brighter) than the drops: against a pale wall or a white sky it vanishes, yet the
@@ -735,11 +741,17 @@ export class PrecipitationTracker {
   constructor(private readonly schedule: PrecipitationSchedule) {}
 
   push(frame: GrayFrame): void {
+    if (this.dry()) return;
     const last = this.run[this.run.length - 1];
     if (this.run.length < RUN && !(last && meanDifference(last.data, frame.data) < DUPLICATE)) this.run.push(frame);
     if (++this.taken % this.schedule.length !== 0) return;
     if (this.run.length === RUN) this.analyse(this.run);
     this.run = [];
+  }
+
+  /** DRY_MAPS maps, none near precipitation: the rest of the clip is not looked at. */
+  private dry(): boolean {
+    return this.maps.length >= DRY_MAPS && this.maps.every((m) => Math.max(m.streakSpread, m.flakeSpread) < PRECIPITATION_SPREAD / 2);
   }
 
   private analyse(w: GrayFrame[]): void {

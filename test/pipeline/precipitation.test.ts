@@ -202,6 +202,26 @@ describe('precipitation analysis', () => {
     expect(precipitationScore(still)).to.equal(0);
   });
 
+  it('a view dry over its first two runs is dry: the later runs are not analysed; a wet one is analysed throughout', () => {
+    const schedule = { every: 5, length: 5 };
+    const dryFirst = new PrecipitationTracker(schedule);
+    const wet = new PrecipitationTracker(schedule);
+    const rnd = random(13);
+    const rain = (f: GrayFrame) => {
+      for (let d = 0; d < 150; d++) draw(f, 10 + Math.floor(rnd() * (W - 20)), 10 + Math.floor(rnd() * (H - 30)), 1, 5 + Math.floor(rnd() * 8), 210);
+      return f;
+    };
+    for (let k = 0; k < 20; k++) {
+      // a slow pan: every sample differs from the last (a repeated one is left out of a run)
+      dryFirst.push(k < 10 ? frame(view, k, 0) : rain(frame(view, k, 0)));
+      wet.push(rain(frame(view, k, 0)));
+    }
+    expect(dryFirst.evidence().maps).to.equal(4);
+    expect(precipitationScore(dryFirst.evidence())).to.equal(0);
+    expect(wet.evidence().maps).to.equal(8);
+    expect(precipitationScore(wet.evidence())).to.be.above(0.5);
+  });
+
   it('the drops\' light: streaks brighter than what they cross (lit), darker against a bright sky, and 0.5 where nothing falls', () => {
     const schedule = { every: 5, length: 5 };
     const lit = new PrecipitationTracker(schedule);

@@ -1,9 +1,12 @@
 // ffprobe a clip: the facts about its video stream that the result's specs,
 // the analysis and the highlight need.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { ClipInfo } from '../core/analysis.js';
 import { ErrorCode, PipelineError } from '../core/errors.js';
 import { runTool, type ToolRun } from '../core/spawn.js';
-import { ffprobePath } from '../core/tools.js';
+import { ffmpegPath, ffprobePath } from '../core/tools.js';
 
 interface ProbeStream {
   codec_type?: string;
@@ -26,12 +29,46 @@ function rate(text: string | undefined): number {
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 export async function probeClip(file: string, signal?: AbortSignal): Promise<ClipInfo> {
+  const run = await ffprobe(file, signal);
+  // ffprobe crashed, which says nothing of the clip: the static x86-64 build dies on every
+  // MPEG-TS file on some CPUs (AMD EPYC), where ffmpeg decodes it. Its video is probed as ffmpeg
+  // copies it into Matroska.
+  if (run.signal && !run.timedOut) return probeCopied(file, signal);
+  return describe(file, run);
+}
+
+async function ffprobe(file: string, signal?: AbortSignal): Promise<ToolRun> {
   const run = await runTool(ffprobePath, ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', file], { signal, maxBytes: 1 << 22, timeoutMs: 60_000 })
     .catch((err: NodeJS.ErrnoException) => {
       throw new PipelineError(ErrorCode.INVALID_VIDEO, `not a readable video: ffprobe could not be started (${err.code ?? err.message})`);
     });
   if (signal?.aborted) throw signal.reason;
-  return describe(file, run);
+  return run;
+}
+
+/**
+ * The clip's facts from its first video stream copied by ffmpeg (no decoding) into a Matroska
+ * file of its own: the same codec, size, rate and duration. Where ffmpeg cannot read the clip
+ * either, its own error says why.
+ */
+export async function probeCopied(file: string, signal?: AbortSignal): Promise<ClipInfo> {
+  return describe(file, await copiedRun(file, signal));
+}
+
+async function copiedRun(file: string, signal?: AbortSignal): Promise<ToolRun> {
+  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'vigil-probe-'));
+  try {
+    const copy = path.join(dir, 'video.mkv');
+    const copied = await runTool(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', file, '-map', '0:v:0', '-c', 'copy', '-f', 'matroska', copy], { signal, timeoutMs: 60_000 })
+      .catch((err: NodeJS.ErrnoException) => {
+        throw new PipelineError(ErrorCode.INVALID_VIDEO, `not a readable video: ffmpeg could not be started (${err.code ?? err.message})`);
+      });
+    if (signal?.aborted) throw signal.reason;
+    if (copied.code !== 0) return { ...copied, stderr: copied.stderr.replaceAll(copy, 'copy') };
+    return await ffprobe(copy, signal);
+  } finally {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** The clip's facts out of ffprobe's answer, or why there are none. */

@@ -1,0 +1,42 @@
+// What ffprobe says of a clip, with the real ffprobe and ffmpeg.
+import path from 'node:path';
+import { expect } from 'chai';
+import { PipelineError } from '../../runtime/core/errors.js';
+import { probeClip, probeCopied } from '../../runtime/pipeline/probe.js';
+import { ffmpeg, tempDir } from '../support/clips.js';
+import { media } from '../support/paths.js';
+
+describe('probing a clip', () => {
+  const original = media('real/worker_hardhat_walking.mp4');
+
+  it('an MPEG-TS clip, as recorders write them, is described as the same video in MP4', async () => {
+    // the static ffprobe build dies on every transport stream on some x86-64 CPUs: the video,
+    // copied by ffmpeg, is probed instead there
+    const ts = path.join(tempDir(), 'recorded.ts');
+    await ffmpeg(['-i', original, '-c', 'copy', '-f', 'mpegts', ts]);
+    const [mp4, transport] = [await probeClip(original), await probeClip(ts)];
+    expect(transport).to.include({ path: ts, width: mp4.width, height: mp4.height, fps: mp4.fps, codec: mp4.codec });
+    expect(transport.duration).to.be.closeTo(mp4.duration, 0.05);
+    expect(transport.nframes).to.be.closeTo(mp4.nframes, 1);
+  });
+
+  it('the video copied into Matroska is described as ffprobe describes the clip itself', async () => {
+    const direct = await probeClip(original);
+    const copied = await probeCopied(original);
+    expect(copied).to.include({ path: original, width: direct.width, height: direct.height, fps: direct.fps, codec: direct.codec });
+    expect(copied.duration).to.be.closeTo(direct.duration, 0.05);
+    expect(copied.nframes).to.be.closeTo(direct.nframes, 1);
+  });
+
+  it('a file ffmpeg cannot read either is not a readable video, with ffmpeg\'s reason and no path', async () => {
+    let error: unknown;
+    try {
+      await probeCopied(path.join(media('real'), 'README.md'));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).to.be.instanceOf(PipelineError);
+    expect((error as Error).message).to.match(/^not a readable video: /);
+    expect((error as Error).message).to.not.include(media('real'));
+  });
+});

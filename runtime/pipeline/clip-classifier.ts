@@ -12,7 +12,7 @@ import { closerLooksAgree, closerLooksSplit, moversToCheck, decide, doubts, judg
 import { dropWindow, withoutDrops } from './pixel-median.js';
 import type { MoverTrack } from './small-movers.js';
 import { anotherMoment, chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
-import { DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
+import { readSamples, scaledSize } from './frames.js';
 import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
 import { DECODERS, type Scores } from './decoders.js';
@@ -322,7 +322,7 @@ export class ClipClassifier implements Classifier {
   /**
    * Decodes the chosen samples (same sampling as the motion pass) once, as raw RGB at each
    * model's input size (whole-frame views go straight into the interpreters) and at detail
-   * size (for crops).
+   * size (for crops): from the keyframe before the first to the last (frames.ts, readSamples).
    */
   private async *decodeChosen(clip: ClipInfo, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
     const sizes = this.frameSizes(clip);
@@ -330,13 +330,7 @@ export class ClipClassifier implements Classifier {
     const keys = [...new Set(this.options.models.map(inputKey))];
     // Each sample once, in order, for every choice of it (two looks may share a moment).
     const indices = [...new Set(chosen.map((c) => c.index))].sort((a, b) => a - b);
-    const select = indices.map((index) => `eq(n\\,${index})`).join('+');
-    // Nothing after the last chosen sample is decoded.
-    const until = Math.max(...chosen.map((c) => c.sample.t)) + 2 / SAMPLE_FPS;
-    let i = 0;
-    for await (const [frame, ...whole] of readFrameSets({ input: clip.path, source: clip, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes, signal, inputArgs: [...DECODE_THREADS, '-t', until.toFixed(3)] })) {
-      const index = indices[i++];
-      if (index === undefined) break;
+    for await (const { index, views: [frame, ...whole] } of readSamples({ input: clip.path, source: clip, sizes, fps: SAMPLE_FPS, indices, signal })) {
       const views = new Map(keys.map((k, j) => [k, whole[j]!]));
       for (const choice of chosen.filter((c) => c.index === index)) yield { frame: frame!, size: detail, choice, whole: views };
     }

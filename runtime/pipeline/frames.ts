@@ -196,3 +196,60 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
     if (part && !copied) await fs.promises.rm(part, { force: true });
   }
 }
+
+/**
+ * A decode of samples starts at the whole second at least this many samples before the first
+ * (ffmpeg's input seek decodes from the keyframe before it and drops the frames before it), so
+ * the sampling has the frames around the first at hand. A camera's clip has a keyframe every
+ * second or few: a sample late in a long clip is decoded from the last one, not from the clip's
+ * start. A whole second is a whole number of ticks of any stream's time base, so the frames'
+ * times from the seek are exact and each sample is the frame the same sampling picks from the
+ * start (a fraction of a second, rounded into a 12 fps stream's time base, moved a frame half
+ * way between two samples over to the other one).
+ */
+const SEEK_MARGIN = 2;
+
+export interface SampleRequest {
+  input: string;
+  /** the clip's decoded size (as FrameSetRequest's) */
+  source?: { width: number; height: number };
+  sizes: Array<{ width: number; height: number }>;
+  /** samples a second: sample n is the frame the fps filter picks for n / fps s */
+  fps: number;
+  /** the samples wanted, in order */
+  indices: number[];
+  signal: AbortSignal;
+}
+
+/**
+ * The samples `indices` of a clip (its frames sampled `fps` a second from the start, as the
+ * motion pass samples them), each at every size, in order, from one decode that starts at the
+ * keyframe before the first (SEEK_MARGIN) and stops after the last. Where the seek gave fewer
+ * samples than asked (a transport stream whose seek lands past the last keyframe before it: no
+ * frame comes until the next one), the rest are decoded from the start.
+ */
+export async function* readSamples(request: SampleRequest): AsyncGenerator<{ index: number; views: Buffer[] }> {
+  const { fps, indices } = request;
+  const from = Math.floor(Math.max(0, indices[0]! - SEEK_MARGIN) / fps) * fps;
+  let next = 0;
+  for await (const sample of readSamplesFrom(request, from)) {
+    next++;
+    yield sample;
+  }
+  if (from > 0 && next < indices.length) yield* readSamplesFrom({ ...request, indices: indices.slice(next) }, 0);
+}
+
+async function* readSamplesFrom({ input, source, sizes, fps, indices, signal }: SampleRequest, from: number): AsyncGenerator<{ index: number; views: Buffer[] }> {
+  const seconds = from / fps;
+  const until = indices[indices.length - 1]! / fps + 2 / fps;
+  // From a seek, the samples are picked by their time since it: the sampling's first frame need
+  // not fall on the seek's own sample (a source slower than the sampling).
+  const select = indices.map((index) => (from ? `eq(round(t*${fps})\\,${index - from})` : `eq(n\\,${index})`)).join('+');
+  const inputArgs = [...DECODE_THREADS, ...(from ? ['-ss', String(seconds)] : []), '-t', (until - seconds).toFixed(3)];
+  let i = 0;
+  for await (const views of readFrameSets({ input, source, filters: `fps=${fps},select='${select}'`, sizes, signal, inputArgs })) {
+    const index = indices[i++];
+    if (index === undefined) break;
+    yield { index, views };
+  }
+}

@@ -6,11 +6,11 @@ import { PipelineError } from '../../runtime/core/errors.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ffmpegPath } from '../../runtime/core/tools.js';
-import { exactScale, readFrameSets } from '../../runtime/pipeline/frames.js';
+import { exactScale, readFrameSets, readSamples } from '../../runtime/pipeline/frames.js';
 import { analyseMotion, SAMPLE_FPS } from '../../runtime/pipeline/motion.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { media } from '../support/paths.js';
-import { tempDir } from '../support/clips.js';
+import { ffmpeg, tempDir } from '../support/clips.js';
 
 /** The reference: one decode at one size, the filters given whole, its RGB frames. */
 async function decodeAlone(input: string, filters: string, width: number, height: number): Promise<Buffer[]> {
@@ -80,6 +80,45 @@ describe('frames decoded once at several sizes', () => {
     for (const [j, index] of [3, 9].entries()) {
       expect(motion.frames![index]!.map((b, i) => b.equals(chosen[j]![i]!)), `sample ${index}`).to.deep.equal([true, true, true]);
     }
+  });
+
+  /** Samples of a clip, decoded from its start as the motion pass samples it, at one size. */
+  async function fromStart(input: string, indices: number[], size: { width: number; height: number }): Promise<Buffer[]> {
+    const sets: Buffer[] = [];
+    const select = indices.map((i) => `eq(n\\,${i})`).join('+');
+    for await (const [frame] of readFrameSets({ input, filters: `fps=${SAMPLE_FPS},select='${select}'`, sizes: [size], signal: new AbortController().signal })) sets.push(frame!);
+    return sets;
+  }
+
+  async function sampled(input: string, indices: number[], size: { width: number; height: number }) {
+    const got: Array<{ index: number; frame: Buffer }> = [];
+    for await (const { index, views } of readSamples({ input, sizes: [size], fps: SAMPLE_FPS, indices, signal: new AbortController().signal })) got.push({ index, frame: views[0]! });
+    return got;
+  }
+
+  it('samples late in a clip, decoded from the keyframe before them, are the frames a decode from the start gives', async () => {
+    // a camera's keyframe every second, at 12 fps: half its frames fall half way between two samples
+    const clip = path.join(tempDir(), 'gop-12fps.mp4');
+    await ffmpeg(['-i', media('real/worker_hardhat_walking.mp4'), '-vf', 'fps=12', '-g', '12', '-c:v', 'libx264', '-an', clip]);
+    const size = { width: 240, height: 136 };
+    for (const indices of [[13, 22, 35, 41], [25, 26, 27, 28, 29, 30]]) {
+      const got = await sampled(clip, indices, size);
+      const reference = await fromStart(clip, indices, size);
+      expect(got.map((g) => g.index)).to.deep.equal(indices);
+      expect(got.map((g, i) => g.frame.equals(reference[i]!)), indices.join(',')).to.deep.equal(indices.map(() => true));
+    }
+  });
+
+  it('a transport stream with no keyframe near its samples still gives them, the same frames', async () => {
+    // its one keyframe at the start: the seek finds nothing to decode from, the start is decoded
+    const clip = path.join(tempDir(), 'one-keyframe.ts');
+    await ffmpeg(['-i', media('real/worker_hardhat_walking.mp4'), '-g', '1000', '-c:v', 'libx264', '-an', '-f', 'mpegts', clip]);
+    const size = { width: 240, height: 136 };
+    const indices = [31, 40, 45];
+    const got = await sampled(clip, indices, size);
+    const reference = await fromStart(clip, indices, size);
+    expect(got.map((g) => g.index)).to.deep.equal(indices);
+    expect(got.map((g, i) => g.frame.equals(reference[i]!))).to.deep.equal([true, true, true]);
   });
 
   it('fails with a decode error naming ffmpeg on a file that is not a video', async () => {

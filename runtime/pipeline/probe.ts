@@ -64,8 +64,9 @@ async function copiedRun(file: string, signal?: AbortSignal): Promise<ToolRun> {
         throw new PipelineError(ErrorCode.INVALID_VIDEO, `not a readable video: ffmpeg could not be started (${err.code ?? err.message})`);
       });
     if (signal?.aborted) throw signal.reason;
-    if (copied.code !== 0) return { ...copied, stderr: copied.stderr.replaceAll(copy, 'copy') };
-    return await ffprobe(copy, signal);
+    // the copy's path is no more the sender's business than the upload's
+    const run = copied.code === 0 ? await ffprobe(copy, signal) : copied;
+    return { ...run, stderr: run.stderr.replaceAll(copy, 'copy') };
   } finally {
     await fs.promises.rm(dir, { recursive: true, force: true });
   }

@@ -367,6 +367,10 @@ function alike(track: MoverTrack, others: MoverTrack[]): number {
   }).length;
 }
 
+/** Seconds between two of the frames (they are evenly spaced); 1 for a single frame. */
+const intervalOf = (frames: FineFrame[]): number =>
+  frames.length > 1 ? (frames[frames.length - 1]!.t - frames[0]!.t) / (frames.length - 1) : 1;
+
 /**
  * Where rain or snow falls, each frame with the drops taken out (pixel-median.ts): of it and the
  * frames within a fifth of a second either side, each pixel's darkest value where drops brighten
@@ -376,8 +380,7 @@ function alike(track: MoverTrack, others: MoverTrack[]): number {
  * lost with the drops.
  */
 function derained(frames: FineFrame[], light: DropLight): FineFrame[] {
-  const interval = frames.length > 1 ? (frames[frames.length - 1]!.t - frames[0]!.t) / (frames.length - 1) : 1;
-  const reach = dropWindow(light, 1 / interval) >> 1;
+  const reach = dropWindow(light, 1 / intervalOf(frames)) >> 1;
   return frames.slice(reach, frames.length - reach).map((frame, k) => ({ t: frame.t, gray: withoutDrops(frames.slice(k, k + 2 * reach + 1).map((f) => f.gray), light) }));
 }
 
@@ -409,9 +412,8 @@ function withoutRain(frames: FineFrame[], falling: DropLight | undefined): { fra
  * hops does not count, and what moves is a traveller to look at, never a creature.
  */
 export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight } = {}): SmallMovers {
-  const dry: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0 };
   const { frames, bg, noise, light } = withoutRain(clipFrames, options.falling);
-  const none: SmallMovers = { ...dry, ...(light ? { derainedAs: light } : {}) };
+  const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0, ...(light ? { derainedAs: light } : {}) };
   if (frames.length < MIN_SIGHTINGS) return none;
   const pixels = width * height;
   const own = flicker(frames, pixels);
@@ -464,7 +466,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     if (k > 0) sightings.push(judge(k - 1));
   });
   sightings.push(judge(frames.length - 1));
-  const interval = frames.length > 1 ? (frames[frames.length - 1]!.t - frames[0]!.t) / (frames.length - 1) : 1;
+  const interval = intervalOf(frames);
   const cut = new Set<MoverTrack>(); // mostly cut by the view's edge
   const atEdge = (b: Blob) => b.x0 === 0 || b.y0 === 0 || b.x1 === width - 1 || b.y1 === height - 1;
   const followed = link(sightings).flatMap((t) => {

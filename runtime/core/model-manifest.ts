@@ -49,6 +49,13 @@ export const modelSchema = z.strictObject({
   /** detection: boxes scored under this are dropped before anything else looks at them */
   min_score: z.number().min(0).max(1).default(0.3),
   /**
+   * detection: the classes of things that fly, mapped to a label or not (birds, and what the
+   * detector takes small birds for: "airplane", "kite"). Their boxes, scored at min_score or
+   * more, tell a flock: a person or vehicle boxed among several of its size at one moment is
+   * one of them (decide.ts)
+   */
+  flying: z.array(z.string()).default([]),
+  /**
    * how far apart the model's quantized scores fall (a property of the model, measured): a
    * person or vehicle seen once within a step of its threshold is looked at again (decide.ts,
    * margins), as one step of noise would flip it. 0: its scores are fine-grained.

@@ -9,7 +9,7 @@ import { InterpreterPool } from '../inference/pool.js';
 import type { Warmup } from '../inference/protocol.js';
 import { embeddedFiles, readModelTensors } from '../inference/tflite-file.js';
 import type { LoadedModel } from '../pipeline/loaded-model.js';
-import { buildLabelMap, parseLabels } from '../pipeline/label-map.js';
+import { buildLabelMap, classIndexes, parseLabels } from '../pipeline/label-map.js';
 import type { Manifest } from '../core/model-manifest.js';
 
 export interface PackRuntime {
@@ -41,7 +41,8 @@ export function describeModels(dir: string, manifest: Manifest, backend: Backend
     if (input.shape.length !== 4 || input.shape[3] !== 3 || input.type !== 'uint8') {
       throw new Error(`model ${entry.id} takes ${input.type} ${input.shape.join('x')}; this runtime feeds uint8 RGB images (1xHxWx3)`);
     }
-    return { entry, labelMap: buildLabelMap(entry, parseLabels(labelsText)), input, output };
+    const classNames = parseLabels(labelsText);
+    return { entry, labelMap: buildLabelMap(entry, classNames), flying: classIndexes(entry.flying, classNames, `model ${entry.id}: flying`), input, output };
   });
 }
 

@@ -347,6 +347,7 @@ export class ClipClassifier implements Classifier {
     const scores: Scores = {};
     // By view, whole frame first whatever ran first: of two equal findings the merge keeps the earlier.
     const views: { whole: Detection[]; region: Detection[] } = { whole: [], region: [] };
+    const flyers: Box[] = [];
     let inferenceMs = 0;
     let inferences = 0;
     const byModel: Record<string, number> = {};
@@ -360,12 +361,13 @@ export class ClipClassifier implements Classifier {
       byModel[model.entry.id] = (byModel[model.entry.id] ?? 0) + 1;
       const found = DECODERS[model.entry.task](outputs, model, crop);
       (crop ? views.region : views.whole).push(...found.detections);
+      flyers.push(...found.flyers ?? []);
       for (const [label, score] of Object.entries(found.scores) as Array<[keyof Scores, number]>) {
         if (score > (scores[label] ?? 0)) scores[label] = score;
       }
       return found.detections;
     };
-    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]) }, inferenceMs, inferences, byModel });
+    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers }, inferenceMs, inferences, byModel });
     const runAll = async (models: LoadedModel[], crop: Box | undefined) => (await Promise.all(models.map((m) => run(m, crop)))).flat();
     // A detector takes the first look: at the region around the motion when there is one (what
     // moved, larger in its input than in the whole frame), else at the whole frame. When what

@@ -18,6 +18,8 @@ export interface FrameFindings {
   scores: Scores;
   /** boxed findings, in frame coordinates */
   detections: Detection[];
+  /** the boxes of things that fly the detector saw (a bird, or what it takes one for), a label or not */
+  flyers?: Box[];
 }
 
 export interface Decision {
@@ -163,6 +165,34 @@ function dropPersonsInsideAnimals(frames: FrameFindings[], judge: Judge): FrameF
   });
 }
 
+/** Things that fly, boxed at one moment besides a person or vehicle of their size, this many or more: a flock. */
+const FLOCK_OTHERS = 2;
+/** Of its size: the longer sides, in pixels, within this factor (a bird's box grows and shrinks with its wings' pose). */
+const KINDRED_SIZE = 2;
+
+/**
+ * Second opinion on flocks: a person or vehicle boxed where, in the same sample, the detector
+ * boxed at least two other things that fly (birds, or what it takes small birds for: airplanes,
+ * kites) of its size, is one of them. A bird banking with its wings raised has a standing
+ * figure's outline, and a flock shows every pose at once; people and cars do not fly among
+ * birds of their size. The others are counted once each, whatever views saw them, and never
+ * the box itself (a bird the detector calls both).
+ */
+function dropOnesOfAFlock(frames: FrameFindings[], judge: Judge, aspect: number): FrameFindings[] {
+  const side = (b: Box) => Math.max(b.w * aspect, b.h);
+  const same = (a: Box, b: Box) => iou(a, b) > 0.3 || covered(a, b) > 0.8 || covered(b, a) > 0.8;
+  return frames.map((frame) => {
+    const flyers = frames.filter((f) => Math.abs(f.t - frame.t) < 1e-6).flatMap((f) => f.flyers ?? []);
+    if (flyers.length < FLOCK_OTHERS) return frame;
+    return withoutDetections(frame, (d) => {
+      if (!judge.intruders.includes(d.label)) return false;
+      const kindred = flyers.filter((b) => iou(b, d.box) === 0 && Math.max(side(b), side(d.box)) <= KINDRED_SIZE * Math.min(side(b), side(d.box)));
+      const distinct = kindred.filter((b, i) => !kindred.slice(0, i).some((k) => same(k, b)));
+      return distinct.length >= FLOCK_OTHERS;
+    });
+  });
+}
+
 /**
  * Second opinion on unsure sightings in foliage: a person or vehicle under its threshold whose
  * box lies mostly on cells that sway in place (foliage.ts) is leaves the detector half took for
@@ -265,12 +295,13 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
 /**
  * Step 1, second opinions on each frame: the camera's masks and label filters, close-ups of
  * animals taken for persons, unsure persons and vehicles on swaying leaves, persons inside an
- * animal seen at the same moment.
+ * animal seen at the same moment, persons and vehicles among a flock.
  */
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
   const unsure = (d: Detection) => d.score < judge.threshold(d.label);
-  return dropPersonsInsideAnimals(found.map((f) => dropUnsureOnFoliage(dropCloseUpPersons(applyCameraRules(f, judge.rules)), swaying, unsure)), judge);
+  const each = found.map((f) => dropUnsureOnFoliage(dropCloseUpPersons(applyCameraRules(f, judge.rules)), swaying, unsure));
+  return dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1);
 }
 
 /**

@@ -15,6 +15,8 @@ export interface ViewFindings {
   scores: Scores;
   /** boxed findings, in frame coordinates */
   detections: Detection[];
+  /** detection: the boxes of things that fly (the manifest's `flying`, a label or not), in frame coordinates */
+  flyers?: Box[];
 }
 
 /** The view a model ran on: a crop of the frame, or the whole frame (undefined). */
@@ -74,17 +76,22 @@ function detection(outputs: InferenceOutput[], model: LoadedModel, view: Box | u
   const [boxes, classes, scores, count] = outputs as Float32Array[];
   if (!boxes || !classes || !scores || !count) throw new Error(`model ${model.entry.id} is not a post-processed detector: it has ${outputs.length} outputs, a detector has four (boxes, classes, scores, count)`);
   const detections: Detection[] = [];
+  const flyers: Box[] = [];
   const n = Math.min(Math.round(count[0]!), scores.length);
   for (let i = 0; i < n; i++) {
-    const target = model.labelMap[Math.round(classes[i]!)];
+    const index = Math.round(classes[i]!);
+    const target = model.labelMap[index];
+    const flying = model.flying.has(index) && scores[i]! >= model.entry.min_score;
     const score = scores[i]! * (target?.weight ?? 0);
-    if (!target || score < model.entry.min_score) continue;
+    if (!flying && (!target || score < model.entry.min_score)) continue;
     const clamp = (v: number) => Math.min(1, Math.max(0, v));
     const y0 = clamp(boxes[i * 4]!), x0 = clamp(boxes[i * 4 + 1]!), y1 = clamp(boxes[i * 4 + 2]!), x1 = clamp(boxes[i * 4 + 3]!);
     if (x1 <= x0 || y1 <= y0) continue;
-    detections.push({ label: target.label, score, box: fromCrop({ x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, view) });
+    const box = fromCrop({ x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, view);
+    if (flying) flyers.push(box);
+    if (target && score >= model.entry.min_score) detections.push({ label: target.label, score, box });
   }
-  return { scores: bestOf(detections), detections };
+  return { scores: bestOf(detections), detections, flyers };
 }
 
 /** The compiler asks for a decoder for every task a manifest can name. */

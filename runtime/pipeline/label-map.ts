@@ -60,3 +60,10 @@ export function buildLabelMap(model: Pick<ModelEntry, 'class_map' | 'class_range
   });
   return map;
 }
+
+/** The indexes of the classes `names` names (the manifest's `flying`); a name the labels file lacks is an error. */
+export function classIndexes(names: string[], classNames: string[], key: string): Set<number> {
+  const unknown = names.filter((name) => !classNames.includes(name));
+  if (unknown.length) throw new Error(`${key} names classes the labels file does not have: ${unknown.join(', ')}`);
+  return new Set(names.map((name) => classNames.indexOf(name)));
+}

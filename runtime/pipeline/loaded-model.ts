@@ -8,6 +8,8 @@ import type { LabelMap } from './label-map.js';
 export interface LoadedModel {
   entry: ModelEntry;
   labelMap: LabelMap;
+  /** detection: the indexes of the classes that fly (the manifest's `flying`) */
+  flying: Set<number>;
   input: TensorQuant;
   output: TensorQuant;
 }

@@ -76,6 +76,29 @@ describe('decide, step 1: second opinions on each frame', () => {
     expect(secondOpinions([frame(0.3, [face], cat.box), frame(2.3, [cat], cat.box)], pattern, judge)[0]!.detections).to.deep.equal([face]);
   });
 
+  it('a person or vehicle boxed among two or more things that fly of its size, in the same sample, is one of the flock: dropped; not beside birds far smaller, one bird, nor another moment', () => {
+    // a 16:9 view: a bird banking, wings up, boxed as a person 0.03 x 0.11 (19 x 40 px of 640 x 360)
+    const banking = person(0.79, { x: 0.5, y: 0.31, w: 0.03, h: 0.12 });
+    const car: Detection = { label: 'vehicule', score: 0.6, box: { x: 0.7, y: 0.2, w: 0.06, h: 0.08 } };
+    const flock: Box[] = [{ x: 0.3, y: 0.6, w: 0.05, h: 0.12 }, { x: 0.4, y: 0.7, w: 0.06, h: 0.11 }];
+    const wide: MotionPattern = { ...pattern, aspect: 16 / 9 };
+    const inFlock = (t: number, detections: Detection[], flyers: Box[]): FrameFindings => ({ ...frame(t, detections, walker(0.3)), flyers });
+    const [f] = secondOpinions([inFlock(3.8, [banking, car], flock)], wide, judge);
+    expect(f!.detections).to.deep.equal([]);
+    expect(f!.scores).to.deep.equal({ person: 0, vehicule: 0 });
+    // the flock seen in another view of the same sample (a look closer): the same
+    const look = inFlock(3.8, [banking], []);
+    expect(secondOpinions([inFlock(3.8, [], flock), look], wide, judge)[1]!.detections).to.deep.equal([]);
+    // a bird boxed twice (two views, or as both "bird" and "airplane") is one bird; the box itself is no other
+    const once: Box[] = [flock[0]!, { ...flock[0]!, x: flock[0]!.x + 0.005 }, banking.box];
+    expect(secondOpinions([inFlock(3.8, [banking], once)], wide, judge)[0]!.detections).to.deep.equal([banking]);
+    // a person five times a bird's height (pigeons about a walker) stays, and so do one bird, or a flock a second away
+    const walking = person(0.8, { x: 0.5, y: 0.1, w: 0.1, h: 0.6 });
+    expect(secondOpinions([inFlock(3.8, [walking], flock)], wide, judge)[0]!.detections).to.deep.equal([walking]);
+    expect(secondOpinions([inFlock(3.8, [banking], flock.slice(1))], wide, judge)[0]!.detections).to.deep.equal([banking]);
+    expect(secondOpinions([inFlock(2.8, [banking], []), inFlock(3.8, [], flock)], wide, judge)[0]!.detections).to.deep.equal([banking]);
+  });
+
   it('an unsure person lying on swaying cells is the leaves; a sure one, or one off the crown, stays', () => {
     const onLeaves = person(0.45, { x: 0.15, y: 0.2, w: 0.2, h: 0.3 });
     const sure = person(0.9, { x: 0.15, y: 0.2, w: 0.2, h: 0.3 });

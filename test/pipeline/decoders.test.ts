@@ -71,6 +71,19 @@ describe('the detection decoder (SSD, post-processed)', () => {
     expect(detections.map((d) => `${d.label} ${d.score}`)).to.deep.equal([`animal ${Math.fround(0.9)}`]);
   });
 
+  it('things that fly (the pack\'s `flying`: bird, airplane, kite) are boxed as flyers, a label or not, from min_score, in the frame', () => {
+    expect(detector!.entry.flying).to.have.members(['bird', 'airplane', 'kite']);
+    const minScore = detector!.entry.min_score;
+    const { detections, flyers } = decode(ssd([
+      { name: 'airplane', score: 0.58, box: [0, 0, 0.5, 0.5] }, // no service label, a flyer still
+      { name: 'bird', score: 0.5, box: [0.5, 0.5, 1, 1] }, // an animal and a flyer
+      { name: 'kite', score: minScore - 0.01, box: [0, 0.5, 0.5, 1] },
+      { name: 'person', score: 0.8, box: [0.5, 0, 1, 0.5] },
+    ]), VIEW);
+    expect(flyers).to.deep.equal([{ x: 0.5, y: 0.25, w: 0.25, h: 0.25 }, { x: 0.75, y: 0.5, w: 0.25, h: 0.25 }]);
+    expect(detections.map((d) => d.label)).to.deep.equal(['animal', 'person']);
+  });
+
   it('a box reaching out of the view is cut at its edges', () => {
     const [d] = decode(ssd([{ name: 'person', score: 0.9, box: [-0.2, 0.5, 1.3, 1.1] }])).detections;
     expect(d!.box).to.deep.equal({ x: 0.5, y: 0, w: 0.5, h: 1 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { ModelEntry } from '../../runtime/core/model-manifest.js';
 import { bundledManifest } from '../../runtime/models/manifest.js';
-import { buildLabelMap, parseLabels } from '../../runtime/pipeline/label-map.js';
+import { buildLabelMap, classIndexes, parseLabels } from '../../runtime/pipeline/label-map.js';
 import { SHARED_MODELS } from '../support/paths.js';
 
 describe('label maps', () => {
@@ -62,5 +62,10 @@ describe('label maps', () => {
 
   it('a class map naming a class the labels file lacks is an error that names it', () => {
     expect(() => buildLabelMap({ class_map: { unicorn: 'animal' }, class_ranges: [] }, ['background', 'cat'])).to.throw(/unicorn/);
+  });
+
+  it('the classes `flying` names, by index; a name the labels file lacks is an error that names it and the key', () => {
+    expect([...classIndexes(['kite', 'bird'], ['background', 'bird', 'kite'], 'flying')]).to.deep.equal([2, 1]);
+    expect(() => classIndexes(['bird', 'dragon'], ['background', 'bird'], 'model detector: flying')).to.throw(/model detector: flying .*dragon/);
   });
 });

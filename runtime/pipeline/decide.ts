@@ -7,7 +7,7 @@ import { area, centreDistance, covered, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
-import type { MoverTrack, SmallMovers } from './small-movers.js';
+import { followedScore, type MoverTrack, type SmallMovers } from './small-movers.js';
 import { precipitationScore } from './precipitation.js';
 
 /** What the networks made of one chosen frame. */
@@ -203,19 +203,33 @@ function dropUnsureOnFoliage(frame: FrameFindings, swaying: Uint8Array | undefin
   return withoutDetections(frame, (d) => SWAY_EXPLAINED.includes(d.label) && unsure(d) && swayingShare(d.box, swaying, MOTION_GRID) >= 0.5);
 }
 
+/** A bird crossing: the detector boxed a thing that flies on the traveller's path in this many samples while it went. */
+const FLYING_SAMPLES = 2;
+
+/** The samples in which the detector boxed a thing that flies mostly on the track's path, while the track went there. */
+function flyingOnPath(track: MoverTrack, frames: FrameFindings[]): number {
+  const along = frames.filter((f) => f.t >= track.from - SAME_MOMENT_S && f.t <= track.to + SAME_MOMENT_S);
+  return new Set(along.filter((f) => (f.flyers ?? []).some((b) => covered(b, track.box) >= 0.5)).map((f) => f.t)).size;
+}
+
 /**
  * Small creatures: where no person or vehicle was found, a small thing that moved through the
  * view as creatures do (small-movers.ts: a spider on a wall, a mouse, birds, an insect) is an
- * animal, seen where it went. Not outside the camera's zones, and not where a mask hides it.
+ * animal, seen where it went; and so is a traveller (a small thing going its way alone, on a
+ * steady course) that the detector boxed as a thing that flies on its path in two samples: a
+ * bird crossing the view flies straight, as a far walker walks, and the detector tells them
+ * apart. Not outside the camera's zones, and not where a mask hides it.
  */
-function smallCreatures(movers: SmallMovers, rules?: CameraRules): Detection[] {
-  return movers.creatures
-    .filter((c) => inZone(c.box, rules))
-    .map((c) => ({ label: 'animal' as const, score: movers.score, box: c.box }));
+function smallCreatures(movers: SmallMovers, frames: FrameFindings[], rules?: CameraRules): Detection[] {
+  const birds = movers.travellers.filter((t) => flyingOnPath(t, frames) >= FLYING_SAMPLES);
+  return [
+    ...movers.creatures.map((c) => ({ label: 'animal' as const, score: movers.score, box: c.box })),
+    ...birds.map((b) => ({ label: 'animal' as const, score: followedScore(b.seconds), box: b.box })),
+  ].filter((c) => inZone(c.box, rules));
 }
 
-/** A keyframe in the middle of each creature's track, where no frame the networks saw shows it. */
-function creatureKeyframes(tracks: SmallMovers['creatures'], creatures: Detection[], keyframes: KeyFrame[]): KeyFrame[] {
+/** A keyframe in the middle of each creature's track (a bird crossing's too), where no frame the networks saw shows it. */
+function creatureKeyframes(tracks: MoverTrack[], creatures: Detection[], keyframes: KeyFrame[]): KeyFrame[] {
   return tracks.flatMap((track) => {
     const seen = creatures.find((c) => c.box === track.box);
     const t = round((track.from + track.to) / 2);
@@ -339,11 +353,12 @@ export function foundRule(frames: FrameFindings[], judge: Judge): (label: Servic
 
 /**
  * Step 4, small creatures, where the networks found no person or vehicle: a small thing that
- * moved as creatures do is an animal. Small movers are followed only then.
+ * moved as creatures do, or that crossed the view flying, is an animal. Small movers are
+ * followed only then.
  */
-export function creaturesWhereNoOne(scores: Scores, found: (label: ServiceLabel, score: number) => boolean, judge: Judge, movers?: () => SmallMovers): Detection[] {
+export function creaturesWhereNoOne(scores: Scores, frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, judge: Judge, movers?: () => SmallMovers): Detection[] {
   const someone = (Object.keys(scores) as ServiceLabel[]).some((l) => judge.intruders.includes(l) && found(l, scores[l]!));
-  const creatures = movers && !someone ? smallCreatures(movers(), judge.rules) : [];
+  const creatures = movers && !someone ? smallCreatures(movers(), frames, judge.rules) : [];
   for (const c of creatures) raise(scores, 'animal', c.score);
   return creatures;
 }
@@ -455,7 +470,7 @@ function keyframesOf(frames: FrameFindings[], reported: Set<ServiceLabel>, found
     const score = Math.max(0, ...[...reported].map((l) => f.scores[l] ?? 0), f.sample.energy);
     return { t: f.t, score: round(score), detections: detections.map((d) => ({ ...d, score: round(d.score) })) };
   });
-  if (reported.has('animal')) keyframes.push(...creatureKeyframes(movers?.().creatures ?? [], creatures, keyframes));
+  if (reported.has('animal') && movers) keyframes.push(...creatureKeyframes([...movers().creatures, ...movers().travellers], creatures, keyframes));
   return keyframes.sort((a, b) => a.t - b.t);
 }
 
@@ -471,7 +486,7 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   for (const frame of frames) for (const [label, score] of Object.entries(frame.scores)) raise(scores, label as ServiceLabel, score);
   weather(scores, frames, pattern, judge);
   const isFound = foundRule(frames, judge);
-  const creatures = creaturesWhereNoOne(scores, isFound, judge, movers);
+  const creatures = creaturesWhereNoOne(scores, frames, isFound, judge, movers);
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => isFound(l, scores[l]!));
   const { risk, intrusion } = riskOf(frames, isFound, labels.includes('rain'), judge, pattern.aspect);
   if (intrusion > 0) {

@@ -411,6 +411,11 @@ function withoutRain(frames: FineFrame[], falling: DropLight | undefined): { fra
  * drops doing this to what they cross; the drops are taken out first (derained), a track that
  * hops does not count, and what moves is a traveller to look at, never a creature.
  */
+/** How sure a small mover makes an animal: surer the longer it was followed, 0.6 for the shortest track that counts, up to 0.9 over 4 s. */
+export function followedScore(seconds: number): number {
+  return Math.min(0.9, 0.6 + (0.3 * (seconds - MIN_SECONDS)) / 3);
+}
+
 export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight } = {}): SmallMovers {
   const { frames, bg, noise, light } = withoutRain(clipFrames, options.falling);
   const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0, ...(light ? { derainedAs: light } : {}) };
@@ -489,7 +494,5 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   const creatures = options.falling ? [] : alone.filter((t) => !cut.has(t) && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
   const travellers = alone.filter((t) => !creatures.includes(t));
   if (creatures.length === 0) return { ...none, travellers, faint };
-  // Surer the longer one was followed: 0.6 for the shortest track that counts, up to 0.9 over 4 s.
-  const longest = Math.max(...creatures.map((c) => c.seconds));
-  return { ...none, creatures, travellers, faint, score: Math.min(0.9, 0.6 + (0.3 * (longest - MIN_SECONDS)) / 3) };
+  return { ...none, creatures, travellers, faint, score: followedScore(Math.max(...creatures.map((c) => c.seconds))) };
 }

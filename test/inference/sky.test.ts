@@ -31,6 +31,22 @@ describe('sky objects (default pack, real models)', function () {
     });
   }
 
+  // One or two birds gliding by on a steady course: the small movers call such a track a
+  // traveller (as a far walker is), and the detector boxes it as "kite" or "bird" on its path.
+  const few = [
+    { name: 'one bird', seed: 1, birds: 1, span: [20, 30] as [number, number] },
+    { name: 'two birds', seed: 3, birds: 2, span: [20, 36] as [number, number] },
+  ];
+  for (const birds of few) {
+    it(`${birds.name} gliding across a grey sky: animal (a bird crossing), no person or vehicule, safe`, async () => {
+      const r = await daemon().classified(await flockClip(path.join(dir, `few-${birds.seed}.mp4`), birds));
+      expect(r.labels).to.include('animal');
+      expect(r.labels).to.not.include('person');
+      expect(r.labels).to.not.include('vehicule');
+      expect(r.risk).to.equal('safe');
+    });
+  }
+
   it('the larger birds at a low bitrate, one banking with its wings up taken for a person (0.58, 0.79 closer): one of the flock, animal, no person, safe', async () => {
     const flock = await flockClip(path.join(dir, 'flock-large.mp4'), flocks[1]!);
     const lowBitrate = path.join(dir, 'flock-large-crf34.mp4');

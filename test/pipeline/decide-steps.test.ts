@@ -194,15 +194,15 @@ describe('decide, step 4: small creatures where no one is', () => {
   const track = (box: Box): MoverTrack => ({ box, from: 1, to: 3, seconds: 2, sightings: 20, travel: 4, turning: 0.3, pausing: 0.3, hops: 0, contrast: 3, velocity: { x: 5, y: 0 } });
   const spider: Box = { x: 0.4, y: 0.7, w: 0.05, h: 0.05 };
   /** The small movers, counting how often they are asked for. */
-  function movers(creatures: MoverTrack[], score = 0.6) {
+  function movers(creatures: MoverTrack[], score = 0.6, travellers: MoverTrack[] = []) {
     const asked = { count: 0 };
-    return { asked, get: (): SmallMovers => (asked.count++, { creatures, travellers: [], faint: [], score }) };
+    return { asked, get: (): SmallMovers => (asked.count++, { creatures, travellers, faint: [], score }) };
   }
 
   it('nobody found: each creature an animal at the movers\' score, where it went, and the animal score raised', () => {
     const m = movers([track(spider)]);
     const scores: Scores = { plant: 0.2 };
-    const creatures = creaturesWhereNoOne(scores, foundRule([], judge), judge, m.get);
+    const creatures = creaturesWhereNoOne(scores, [], foundRule([], judge), judge, m.get);
     expect(creatures).to.deep.equal([{ label: 'animal', score: 0.6, box: spider }]);
     expect(scores).to.deep.equal({ plant: 0.2, animal: 0.6 });
     expect(m.asked.count).to.equal(1);
@@ -211,26 +211,43 @@ describe('decide, step 4: small creatures where no one is', () => {
   it('a person found: the small movers are not even asked for, and add nothing', () => {
     const m = movers([track(spider)]);
     const scores: Scores = { person: 0.9 };
-    expect(creaturesWhereNoOne(scores, foundRule([], judge), judge, m.get)).to.deep.equal([]);
+    expect(creaturesWhereNoOne(scores, [], foundRule([], judge), judge, m.get)).to.deep.equal([]);
     expect(scores).to.deep.equal({ person: 0.9 });
     expect(m.asked.count).to.equal(0);
     // a person seen but not found does not stop them
-    expect(creaturesWhereNoOne({ person: 0.3 }, foundRule([], judge), judge, movers([track(spider)]).get)).to.have.length(1);
+    expect(creaturesWhereNoOne({ person: 0.3 }, [], foundRule([], judge), judge, movers([track(spider)]).get)).to.have.length(1);
   });
 
   it("a creature outside every zone of the camera does not count; one inside does", () => {
     const zoned = judgeOf(manifest, rules({ zones: [{ name: 'floor', points: band(0.5, 1) }] }));
     const high: Box = { x: 0.4, y: 0.1, w: 0.05, h: 0.05 };
-    const creatures = creaturesWhereNoOne({}, foundRule([], zoned), zoned, movers([track(high), track(spider)]).get);
+    const creatures = creaturesWhereNoOne({}, [], foundRule([], zoned), zoned, movers([track(high), track(spider)]).get);
     expect(creatures.map((c) => c.box)).to.deep.equal([spider]);
   });
 
+  it('a traveller the detector boxed as a thing that flies on its path in two samples while it went is a bird crossing: an animal; not once, not off its path, not at another time', () => {
+    // on a straight course across the sky for 3 s, from 0.5 s to 3.5 s
+    const course: MoverTrack = { ...track({ x: 0.2, y: 0.1, w: 0.45, h: 0.2 }), from: 0.5, to: 3.5, seconds: 3, turning: 0.02, pausing: 0 };
+    const kite = (x: number): Box => ({ x, y: 0.15, w: 0.02, h: 0.06 });
+    const flying = (t: number, flyers: Box[]): FrameFindings => ({ ...frame(t, [], course.box), flyers });
+    const crossing = [flying(0.8, [kite(0.28)]), flying(2.6, []), flying(3, [kite(0.54)])];
+    const scores: Scores = {};
+    const birds = creaturesWhereNoOne(scores, crossing, foundRule([], judge), judge, movers([], 0, [course]).get);
+    expect(birds.map((b) => [b.label, b.box])).to.deep.equal([['animal', course.box]]);
+    expect(birds[0]!.score).to.be.closeTo(0.8, 1e-9); // followed 3 s: 0.6 + 0.3 x 2 / 3
+    expect(scores.animal).to.equal(0.8);
+    const birdsOf = (frames: FrameFindings[]) => creaturesWhereNoOne({}, frames, foundRule([], judge), judge, movers([], 0, [course]).get);
+    expect(birdsOf(crossing.slice(0, 2)), 'one sample').to.deep.equal([]);
+    expect(birdsOf([flying(0.8, [kite(0.8)]), flying(3, [{ ...kite(0.3), y: 0.7 }])]), 'off its path').to.deep.equal([]);
+    expect(birdsOf([flying(5, [kite(0.28)]), flying(6, [kite(0.54)])]), 'after it went').to.deep.equal([]);
+  });
+
   it('no movers followed, or none found: nothing; a surer animal score stays', () => {
-    expect(creaturesWhereNoOne({}, foundRule([], judge), judge)).to.deep.equal([]);
+    expect(creaturesWhereNoOne({}, [], foundRule([], judge), judge)).to.deep.equal([]);
     const scores: Scores = { animal: 0.9 };
-    creaturesWhereNoOne(scores, foundRule([], judge), judge, movers([track(spider)], 0.6).get);
+    creaturesWhereNoOne(scores, [], foundRule([], judge), judge, movers([track(spider)], 0.6).get);
     expect(scores.animal).to.equal(0.9);
-    expect(creaturesWhereNoOne({}, foundRule([], judge), judge, movers([], 0).get)).to.deep.equal([]);
+    expect(creaturesWhereNoOne({}, [], foundRule([], judge), judge, movers([], 0).get)).to.deep.equal([]);
   });
 });
 

@@ -8,7 +8,7 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { closerLooksAgree, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, type Doubt, type FrameFindings } from './decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, type Doubt, type FrameFindings } from './decide.js';
 import { dropWindow, withoutDrops } from './pixel-median.js';
 import type { MoverTrack } from './small-movers.js';
 import { anotherMoment, chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
@@ -172,8 +172,9 @@ export class ClipClassifier implements Classifier {
       seen.forEach(count);
       // each mover by its own looks: a moth beside a far walker does not outvote it; once one
       // shows a person or vehicle, the others (fainter, or followed for less long) are not looked at
-      if (closerLooksAgree(seen.map((l) => l.findings), this.options.manifest, rules)) {
-        frames.push(...seen.map((l) => l.findings));
+      const agreed = closerLooksAgreeOn(seen.map((l) => l.findings), this.options.manifest, rules);
+      if (agreed.length) {
+        frames.push(...agreedLooks(seen.map((l) => l.findings), agreed));
         break;
       }
     }
@@ -223,12 +224,23 @@ export class ClipClassifier implements Classifier {
         // it moved there, seen at the small movers' finer size
         return { index, sample: seenMoving(motion.samples[index]!, track.box), crop };
       };
+      const first = [along(0.2), along(0.8)];
       const half = along(0.5);
-      // half way is decoded with the others (the decode passes it anyway), and looked at only when asked for
-      yield this.decodeLooks([along(0.2), along(0.8), half], clip, motion, signal, derain).then(async (decoded) => {
-        const looks = await this.inferDecoded(decoded.filter((d) => d.choice !== half), signal);
-        const split = closerLooksSplit(looks.map((l) => l.findings), manifest, rules);
-        return split ? [...looks, ...await this.inferDecoded(decoded.filter((d) => d.choice === half), signal)] : looks;
+      // Drops that all brighten (or all darken) what they cross are taken out over a fifth of a
+      // second either side; a walker near enough to be large in view swings his limbs across his
+      // own width in that time, and his darkest over it is a ghost (the detector called one an
+      // animal). The same moments with the drops taken out over the samples either side only are
+      // looked at when the others still split.
+      const light = derain ? motion.smallMovers().derainedAs : undefined;
+      const shorter = light === 'brighter' || light === 'darker' ? [...first, half].map((c) => ({ ...c })) : [];
+      // the later looks are decoded with the first (the decode passes them anyway), and run only when asked for
+      yield this.decodeLooks([...first, half, ...shorter], clip, motion, signal, derain, new Set(shorter)).then(async (decoded) => {
+        const at = (choices: ChosenFrame[]) => this.inferDecoded(decoded.filter((d) => choices.includes(d.choice)), signal);
+        const split = (looks: Array<{ findings: FrameFindings }>) => closerLooksSplit(looks.map((l) => l.findings), manifest, rules);
+        let looks = await at(first);
+        if (split(looks)) looks = [...looks, ...await at([half])];
+        if (shorter.length && split(looks)) looks = [...looks, ...await at(shorter)];
+        return looks;
       });
     }
   }
@@ -258,13 +270,17 @@ export class ClipClassifier implements Classifier {
     return this.inferDecoded(await this.decodeLooks(looks, clip, motion, signal, derain), signal);
   }
 
-  /** The frames of looks, in the order of time, in one decode (those of a look at the same view once). */
-  private async decodeLooks(looks: ChosenFrame[], clip: ClipInfo, motion: MotionAnalysis, signal: AbortSignal, derain: boolean): Promise<DecodedFrame[]> {
-    const inOrder = looks.filter((look, i) => looks.findIndex((other) => other.index === look.index && other.crop === look.crop) === i)
+  /**
+   * The frames of looks, in the order of time, in one decode (those of a look at the same view
+   * once); in rain derained, those in `shorter` over the samples either side only.
+   */
+  private async decodeLooks(looks: ChosenFrame[], clip: ClipInfo, motion: MotionAnalysis, signal: AbortSignal, derain: boolean, shorter = new Set<ChosenFrame>()): Promise<DecodedFrame[]> {
+    const same = (a: ChosenFrame, b: ChosenFrame) => a.index === b.index && a.crop === b.crop && shorter.has(a) === shorter.has(b);
+    const inOrder = looks.filter((look, i) => looks.findIndex((other) => same(other, look)) === i)
       .sort((a, b) => a.index - b.index); // as ffmpeg gives them
     const decoded: DecodedFrame[] = [];
     if (inOrder.length === 0) return decoded;
-    for await (const frame of derain ? this.derained(clip, motion, inOrder, signal) : this.framesOf(clip, motion, inOrder, signal)) decoded.push(frame);
+    for await (const frame of derain ? this.derained(clip, motion, inOrder, signal, shorter) : this.framesOf(clip, motion, inOrder, signal)) decoded.push(frame);
     return decoded;
   }
 
@@ -284,21 +300,24 @@ export class ClipClassifier implements Classifier {
    * The chosen samples with the rain taken out (in order) as the small movers took it out
    * (pixel-median.ts, withoutDrops): each detail frame the median of it and the samples either
    * side, or, in heavy rain whose drops brighten what they cross, each pixel's darkest over a
-   * fifth of a second either side (its brightest where they darken). A drop is in one sample
-   * only; a walker a tenth of a second on has moved less than his width.
+   * fifth of a second either side (its brightest where they darken); those in `shorter` over
+   * the samples either side only. A drop is in one sample only; a walker a tenth of a second on
+   * has moved less than his width.
    */
-  private async *derained(clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
+  private async *derained(clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal, shorter = new Set<ChosenFrame>()): AsyncGenerator<DecodedFrame> {
     const last = motion.samples.length - 1;
     const light = motion.smallMovers().derainedAs ?? 'either'; // as the movers were followed
-    const reach = dropWindow(light, SAMPLE_FPS) >> 1;
-    const around = (index: number) => (index >= reach && index + reach <= last ? Array.from({ length: 2 * reach + 1 }, (_, k) => index - reach + k) : [index]);
-    const indices = [...new Set(chosen.flatMap((c) => around(c.index)))].sort((a, b) => a - b);
+    const full = dropWindow(light, SAMPLE_FPS) >> 1;
+    const reachOf = (choice: ChosenFrame) => (shorter.has(choice) ? 1 : full);
+    const window = (index: number, reach: number) => (index >= reach && index + reach <= last ? Array.from({ length: 2 * reach + 1 }, (_, k) => index - reach + k) : [index]);
+    const around = (choice: ChosenFrame) => window(choice.index, reachOf(choice));
+    const indices = [...new Set(chosen.flatMap(around))].sort((a, b) => a - b);
     const decoded = new Map<number, DecodedFrame>();
     for await (const d of this.framesOf(clip, motion, indices.map((index) => ({ index, sample: motion.samples[index]!, crop: undefined })), signal)) decoded.set(d.choice.index, d);
     for (const choice of chosen) {
-      const window = around(choice.index).map((i) => decoded.get(i)!);
+      const frames = around(choice).map((i) => decoded.get(i)!);
       const own = decoded.get(choice.index)!;
-      const frame = window.length > 1 ? Buffer.from(withoutDrops(window.map((w) => w.frame), light).buffer) : own.frame;
+      const frame = frames.length > 1 ? Buffer.from(withoutDrops(frames.map((w) => w.frame), light).buffer) : own.frame;
       yield { frame, size: own.size, choice, whole: own.whole };
     }
   }

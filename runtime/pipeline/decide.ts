@@ -382,30 +382,45 @@ export function moversToCheck(found: FrameFindings[], pattern: MotionPattern, ma
   return [...longest([...creatures, ...travellers]), ...longest(faint)].filter((c) => inZone(c.box, rules));
 }
 
-/** Per intruder label, its best score in each closer look at a small mover (0 where a look did not see it). */
+/**
+ * Per intruder label, its best score at each moment the closer looks at a small mover saw (0
+ * where none saw it then): two looks at one moment (the drops taken out two ways) are one pose.
+ */
 function scoresInLooks(looks: FrameFindings[], judge: Judge): Array<{ label: ServiceLabel; seen: number[] }> {
+  const moments = [...new Set(looks.map((f) => f.t))];
   return judge.intruders.map((label) => ({
     label,
-    seen: looks.map((f) => Math.max(0, ...f.detections.filter((d) => d.label === label && labelAllowed(label, d.score, judge.rules)).map((d) => d.score))),
+    seen: moments.map((t) => Math.max(0, ...looks.filter((f) => f.t === t).flatMap((f) => f.detections)
+      .filter((d) => d.label === label && labelAllowed(label, d.score, judge.rules)).map((d) => d.score))),
   }));
 }
 
 /**
  * Closer looks at a small mover show a person or vehicle (a far walker at night) when they
- * agree on it, as frames do (foundRule): seen in two of them or more, at its threshold in one.
- * Anything less leaves it a creature.
+ * agree on it, as frames do (foundRule): seen at two moments or more, at its threshold at one.
+ * The labels they agree on; none leaves it a creature.
  */
-export function closerLooksAgree(looks: FrameFindings[], manifest: Manifest, rules?: CameraRules): boolean {
+export function closerLooksAgreeOn(looks: FrameFindings[], manifest: Manifest, rules?: CameraRules): ServiceLabel[] {
   const judge = judgeOf(manifest, rules);
-  return scoresInLooks(looks, judge).some(({ label, seen }) =>
-    seen.filter((s) => s > 0).length >= AGREEING_FRAMES && Math.max(...seen) >= judge.threshold(label));
+  return scoresInLooks(looks, judge).filter(({ label, seen }) =>
+    seen.filter((s) => s > 0).length >= AGREEING_FRAMES && Math.max(...seen) >= judge.threshold(label)).map(({ label }) => label);
 }
 
 /**
- * One look at a small mover saw a person or vehicle, and no other look saw it at all: one
+ * The looks at a small mover that agreed on what it is (closerLooksAgreeOn), with that alone:
+ * they looked at one body, and what else they saw on it (the ghost of a walker's swinging
+ * limbs, where drops were taken out over a fifth of a second, called an animal) is that body.
+ */
+export function agreedLooks(looks: FrameFindings[], agreed: ServiceLabel[]): FrameFindings[] {
+  return looks.map((f) => withoutDetections(f, (d) => !agreed.includes(d.label)));
+}
+
+/**
+ * The looks at a small mover saw a person or vehicle at one moment, and at no other: one
  * moment's pose and noise against another's (a far walker at night flickers between 0.4 and 0.9
  * from one tenth of a second to the next, and out of the detector's sight in between, more so
- * in rain). One more moment along the mover's path decides.
+ * in rain). One more moment along the mover's path decides (in rain, the same moments with
+ * the drops taken out over less time).
  */
 export function closerLooksSplit(looks: FrameFindings[], manifest: Manifest, rules?: CameraRules): boolean {
   const judge = judgeOf(manifest, rules);

@@ -4,7 +4,7 @@
 // Made-up findings: no model runs, so each case is exactly the one the rule is for.
 import { expect } from 'chai';
 import type { Box, CameraRules, Detection } from '../../runtime/core/analysis.js';
-import { closerLooksAgree, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MoverTrack, SmallMovers } from '../../runtime/pipeline/small-movers.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { rulesManifest } from '../support/rules-manifest.js';
@@ -149,22 +149,33 @@ describe('closer looks at small movers: a far walker at night is small too', () 
 
   const look = (t: number, score: number) => frame(t, score > 0 ? [{ label: 'person', score, box: far }] : [], far);
   it('the looks agree on a person when each sees one and one at its threshold', () => {
-    expect(closerLooksAgree([look(1.6, 0.58), look(3.4, 0.42)], manifest)).to.equal(true);
+    expect(closerLooksAgreeOn([look(1.6, 0.58), look(3.4, 0.42)], manifest)).to.deep.equal(['person']);
   });
   it('one look alone, or looks under the threshold, leave the mover a creature', () => {
-    expect(closerLooksAgree([look(1.6, 0.66), look(3.4, 0)], manifest)).to.equal(false);
-    expect(closerLooksAgree([look(1.6, 0.5), look(3.4, 0.42)], manifest)).to.equal(false);
-    expect(closerLooksAgree([look(1.6, 0.9)], manifest)).to.equal(false);
+    expect(closerLooksAgreeOn([look(1.6, 0.66), look(3.4, 0)], manifest)).to.deep.equal([]);
+    expect(closerLooksAgreeOn([look(1.6, 0.5), look(3.4, 0.42)], manifest)).to.deep.equal([]);
+    expect(closerLooksAgreeOn([look(1.6, 0.9)], manifest)).to.deep.equal([]);
   });
   it('looks that split (one sees a person, the other nothing) ask for a third moment, and agree when it sees the mover too, sure in one', () => {
     const split = [look(1.6, 0.84), look(3.4, 0)];
     expect(closerLooksSplit(split, manifest)).to.equal(true);
-    expect(closerLooksAgree([...split, look(2.5, 0.5)], manifest)).to.equal(true);
-    expect(closerLooksAgree([...split, look(2.5, 0)], manifest), 'the third moment blind too').to.equal(false);
+    expect(closerLooksAgreeOn([...split, look(2.5, 0.5)], manifest)).to.deep.equal(['person']);
+    expect(closerLooksAgreeOn([...split, look(2.5, 0)], manifest), 'the third moment blind too').to.deep.equal([]);
     const unsure = [look(1.4, 0), look(3.6, 0.42)];
     expect(closerLooksSplit(unsure, manifest)).to.equal(true);
-    expect(closerLooksAgree([...unsure, look(2.5, 0.58)], manifest)).to.equal(true);
-    expect(closerLooksAgree([...unsure, look(2.5, 0.5)], manifest), 'none of the three sure').to.equal(false);
+    expect(closerLooksAgreeOn([...unsure, look(2.5, 0.58)], manifest)).to.deep.equal(['person']);
+    expect(closerLooksAgreeOn([...unsure, look(2.5, 0.5)], manifest), 'none of the three sure').to.deep.equal([]);
+  });
+  it('two looks at one moment (in rain, the drops taken out two ways) are one sighting: they neither agree nor split the moments', () => {
+    expect(closerLooksAgreeOn([look(3.6, 0.58), look(3.6, 0.5), look(1.2, 0), look(2.4, 0)], manifest)).to.deep.equal([]);
+    expect(closerLooksSplit([look(3.6, 0.58), look(3.6, 0.5), look(1.2, 0)], manifest)).to.equal(true);
+    expect(closerLooksAgreeOn([look(3.6, 0.58), look(3.6, 0), look(2.4, 0.42)], manifest)).to.deep.equal(['person']);
+  });
+  it('looks that agreed on a person keep the person alone: the animal one of them saw on the same body is its ghost', () => {
+    const ghost = { ...frame(1.8, [{ label: 'animal', score: 0.73, box: far }], far), flyers: [] };
+    const agreed = agreedLooks([look(2.4, 0.58), ghost, look(3.6, 0.42)], ['person']);
+    expect(agreed.map((f) => f.detections.map((d) => d.label))).to.deep.equal([['person'], [], ['person']]);
+    expect(agreed[1]!.scores).to.deep.equal({ animal: 0 });
   });
   it('looks that agree, or that both see nothing, ask for no third moment', () => {
     expect(closerLooksSplit([look(1.6, 0.84), look(3.4, 0.42)], manifest)).to.equal(false);

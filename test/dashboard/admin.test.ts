@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { bundledManifest } from '../../runtime/models/manifest.js';
 import { stillClip, tempDir } from '../support/clips.js';
 import { TestBroker } from '../support/broker.js';
 import { TestDaemon } from '../support/daemon.js';
@@ -104,19 +105,20 @@ describe('dashboard for the admin: deliveries, cameras, model packs', function (
   });
 
   it('pulls, activates and rolls back model packs with the CLI checks', async () => {
+    const pack = `default@${bundledManifest('default').version}`; // as this runtime ships it
     const models = page.locator('#models');
-    await models.locator('.packs li', { hasText: 'default@2.3.0' }).waitFor();
+    await models.locator('.packs li', { hasText: pack }).waitFor();
     await models.locator('select').selectOption('tiny');
     await models.getByRole('button', { name: 'Pull and activate' }).click();
     await models.getByRole('status').filter({ hasText: 'tiny@1.0.0 is active' }).waitFor({ timeout: 60_000 });
     const state = () => JSON.parse(fs.readFileSync(path.join(daemon.dataDir, 'models', 'state.json'), 'utf8')) as { active: string };
     expect(state().active).to.equal('tiny@1.0.0');
-    await models.locator('.packs li', { hasText: 'default@2.3.0' }).getByText('rollback target').waitFor();
+    await models.locator('.packs li', { hasText: pack }).getByText('rollback target').waitFor();
     await page.screenshot({ path: path.join(SCREENSHOTS, 'admin-models.png'), fullPage: true });
 
     await models.getByRole('button', { name: 'Roll back' }).click();
-    await models.getByRole('status').filter({ hasText: 'default@2.3.0 is active' }).waitFor();
-    expect(state().active).to.equal('default@2.3.0');
+    await models.getByRole('status').filter({ hasText: `${pack} is active` }).waitFor();
+    expect(state().active).to.equal(pack);
 
     // the CLI's check: activating a pack that is not installed is refused with its message
     const refused = await page.evaluate(async () => {

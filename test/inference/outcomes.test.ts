@@ -8,6 +8,7 @@ import { suiteDaemon } from '../support/daemon.js';
 import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { nightViewClip } from '../support/night.js';
 import { media } from '../support/paths.js';
+import { bundledManifest } from '../../runtime/models/manifest.js';
 import { weatherClip } from '../support/weather.js';
 
 describe('classification outcomes (default pack, real models)', function () {
@@ -18,7 +19,7 @@ describe('classification outcomes (default pack, real models)', function () {
   async function classify(file: string): Promise<Record<string, any>> {
     const result = await daemon().classified(file);
     expect(result.model).to.equal('default');
-    expect(result.version).to.equal('2.3.0');
+    expect(result.version).to.equal(bundledManifest('default').version);
     return result;
   }
 

@@ -69,6 +69,7 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'face_closeup.avi', file: media('face_closeup.avi'), must: ['person'], mustNot: ['animal'], risks: ['intrusion', 'danger'] },
     { name: 'flock of birds in a grey sky', file: await flockClip(path.join(dir, 'flock.mp4')), ...sky, must: ['animal'] },
     { name: 'larger birds in a grey sky', file: await flockClip(path.join(dir, 'flock-large.mp4'), { seed: 3, birds: 7, span: [24, 48] }), ...sky, must: ['animal'] },
+    { name: 'a bird gliding across a grey sky', file: await flockClip(path.join(dir, 'one-bird.mp4'), { seed: 1, birds: 1, span: [20, 30] }), ...sky, must: ['animal'] },
     { name: 'still picture', file: await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')), must: ['NOTHING'], mustNot: [], risks: ['safe'] },
     { name: 'trees in wind', file: await treesInWindClip(path.join(dir, 'trees.mp4'), { grain: 8 }), must: ['plant', 'wind'], mustNot: ['person', 'vehicule'], risks: ['safe'] },
     { name: 'flag on a pole', file: await flagClip(path.join(dir, 'flag.mp4'), { cloth: 'bands' }), must: ['flag'], mustNot: ['person', 'vehicule', 'plant'], risks: ['safe'] },
@@ -79,6 +80,7 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'a downpour at night over the parking lot (infrared)', file: await weatherClip(await nightViewClip(media('real/parking_overhead_cars.mp4'), path.join(dir, 'night-lot.mp4')), path.join(dir, 'night-downpour.mp4'), { kind: 'rain', density: 'downpour' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },
     { name: 'a farther walker at night (the same worker, 32 px tall, too faint to follow as a creature)', file: await farNightWalkerClip(media('real/worker_hardhat_walking.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'fainter-walker.mp4'), { scale: 0.25, at: { x: 0.3, y: 0.55 } }), must: ['person', 'intrusion'], mustNot: ['animal'], risks: ['intrusion'] },
     { name: 'a moth flitting at the lens at night (infrared, an 18 px blur)', file: await mothAtLensClip(media('real/parking_overhead_cars.mp4'), path.join(dir, 'moth.mp4'), { radius: 18, seed: 5 }), must: ['animal'], mustNot: ['person', 'vehicule', 'intrusion'], risks: ['safe'] },
+    { name: 'a nearer walker at night in heavy rain lit by the illuminator (the worker, 128 px tall)', file: await weatherClip(await farNightWalkerClip(media('real/worker_hardhat_walking.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'near-walker.mp4'), { scale: 1, at: { x: 0.35, y: 0.2 } }), path.join(dir, 'near-walker-rain.mp4'), { kind: 'rain', density: 'rain' }), must: ['person', 'intrusion', 'rain'], mustNot: ['animal'], risks: ['intrusion'] },
     { name: 'a worker walking in the rain', file: await weatherClip(media('real/worker_hardhat_walking.mp4'), path.join(dir, 'rain-worker.mp4'), { kind: 'rain', density: 'rain' }), must: ['person', 'intrusion'], mustNot: ['vehicule', 'animal'], risks: ['intrusion'] },
   ];
 }

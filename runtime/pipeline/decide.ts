@@ -32,6 +32,16 @@ export interface Decision {
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /**
+ * A box seen in sample `from`, where the same place in the scene lies in sample `to`'s view: on
+ * a camera that moved between them, shifted as the view's content moved (motion.ts, `view`);
+ * on a still camera, where it was.
+ */
+export function inViewOf(box: Box, from: MotionSample, to: MotionSample): Box {
+  if (!from.view || !to.view) return box;
+  return { ...box, x: box.x + to.view.x - from.view.x, y: box.y + to.view.y - from.view.y };
+}
+
+/**
  * Share of a box's cells that move, and of the cells outside it. A box smaller than a cell
  * takes the cell under its centre.
  */
@@ -60,9 +70,13 @@ function boxShares(box: Box, cells: Uint8Array): { inside: number; outside: numb
   return { inside: cells[y * MOTION_GRID.x + x]!, outside };
 }
 
-/** Share of a box covered by the sample's moving cells: changed since the last sample, or apart from the background. */
+/**
+ * Share of a box covered by the sample's moving cells: changed since the last sample, or apart
+ * from the background; on a camera that moved, changed against the view (a pan changes every
+ * cell, and the clip's background is no one place's).
+ */
 export function movingShare(box: Box, sample: MotionSample): number {
-  return boxShares(box, sample.cells.map((v, c) => v | sample.foreground[c]!)).inside;
+  return boxShares(box, sample.sceneCells ?? sample.cells.map((v, c) => v | sample.foreground[c]!)).inside;
 }
 
 /**
@@ -438,10 +452,12 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
   const boxMoves = (d: Detection, sample: MotionSample) =>
     rainy ? standsOut(d.box, sample) >= 0.25 : movingShare(d.box, sample) >= (MOVING_SHARE[d.label] ?? 0.1);
   // Seen at the same place in frames a while apart, even unsure there: parked, seated, standing.
-  // Present, not intruding.
+  // Present, not intruding. The same place in the scene: on a camera that moved, where the other
+  // frame's box lies in this frame's view.
   const stayedPut = (d: Detection, frame: FrameFindings) => {
     const sightings = frames.flatMap((other) => Math.abs(other.t - frame.t) < STILL_APART_S ? []
-      : other.detections.filter((o) => o.label === d.label && iou(o.box, d.box) > 0).map((o) => ({ dt: Math.abs(other.t - frame.t), box: o.box })));
+      : other.detections.map((o) => ({ label: o.label, dt: Math.abs(other.t - frame.t), box: inViewOf(o.box, other.sample, frame.sample) }))
+        .filter((o) => o.label === d.label && iou(o.box, d.box) > 0));
     const furthest = sightings.sort((a, b) => b.dt - a.dt)[0];
     if (!furthest) return false;
     // coming towards the camera or going away changes the size, not the place

@@ -13,6 +13,7 @@ import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './fra
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
 import { describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
+import { viewPath, type ViewOffset } from './camera-path.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -63,6 +64,17 @@ export interface MotionSample {
   local?: LocalMotion;
   /** a closer look at a small mover (small-movers.ts): the box around its path, which it went its own length or more along */
   path?: Box;
+  /**
+   * On a camera that moved (panned, tilted, swung), where the view's content has moved since the
+   * clip's start (camera-path.ts); absent on a still camera, whose view stays where it is.
+   */
+  view?: ViewOffset;
+  /**
+   * On a camera that moved, the cells that changed since the previous sample against the view:
+   * that sample laid onto this one by the view's shift, so that what moved in the scene shows,
+   * not the whole view sliding by (a pan changes every cell).
+   */
+  sceneCells?: Uint8Array;
 }
 
 export interface MotionPattern {
@@ -310,11 +322,66 @@ export async function analyseMotion(
   });
   if (samples.length === 0) throw new Error('the clip has no frames');
   addForeground(kept, grid);
+  const pattern = describePattern(samples, precipitation, clip.width / clip.height);
+  if (pattern.sway && !pattern.sway.cameraStill) followTheView(samples, kept, grid);
   let movers: SmallMovers | undefined;
   // where rain or snow falls, the drops are taken out before small things are followed
   const falling = precipitationScore(precipitation) > 0 ? dropLight(precipitation) : undefined;
   const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling }));
-  return { samples, pattern: describePattern(samples, precipitation, clip.width / clip.height), smallMovers, ...(frames ? { frames } : {}) };
+  return { samples, pattern, smallMovers, ...(frames ? { frames } : {}) };
+}
+
+/**
+ * On a camera that moved, where each sample's view lies (MotionSample.view): matched between
+ * the kept samples, where the camera moved between them (it moved the view rigidly in one of
+ * the samples between, or they lie past the first SWAY_SECONDS, where that is not measured),
+ * and in between the kept samples (a long clip's stride) by the nearer one before.
+ */
+function followTheView(samples: MotionSample[], kept: Array<{ sample: MotionSample; frame: Buffer }>, grid: PixelGrid): void {
+  const indexOf = (sample: MotionSample) => Math.round(sample.t * SAMPLE_FPS);
+  const moved = (k: number) => {
+    const between = samples.slice(indexOf(kept[k - 1]!.sample) + 1, indexOf(kept[k]!.sample) + 1);
+    return between.some((s) => !s.local || s.local.camera > 0);
+  };
+  const path = viewPath(kept.map((k) => k.frame), grid.width, grid.height, moved);
+  for (let k = 1; k < kept.length; k++) {
+    const shift = { dx: (path[k]!.x - path[k - 1]!.x) * grid.width, dy: (path[k]!.y - path[k - 1]!.y) * grid.height };
+    kept[k]!.sample.sceneCells = sceneChanges(kept[k - 1]!.frame, kept[k]!.frame, shift, grid);
+  }
+  let k = 0;
+  for (const sample of samples) {
+    while (k + 1 < kept.length && indexOf(kept[k + 1]!.sample) <= indexOf(sample)) k++;
+    sample.view = path[k];
+  }
+}
+
+/**
+ * The cells where `cur` changed from `prev` laid onto it by the view's shift (bilinear, a
+ * fraction of a pixel), counted as compare() counts changes, specks left out: what moved in
+ * the scene while the camera moved. Pixels whose counterpart lies out of `prev`'s view do not
+ * count.
+ */
+function sceneChanges(prev: Buffer, cur: Buffer, shift: { dx: number; dy: number }, grid: PixelGrid): Uint8Array {
+  const { width, height } = grid;
+  const changed = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const sy = y - shift.dy;
+    const y0 = Math.floor(sy);
+    if (y0 < 0 || y0 + 1 >= height) continue;
+    const fy = sy - y0;
+    for (let x = 0; x < width; x++) {
+      const sx = x - shift.dx;
+      const x0 = Math.floor(sx);
+      if (x0 < 0 || x0 + 1 >= width) continue;
+      const fx = sx - x0;
+      const i = y0 * width + x0;
+      const was = (prev[i]! * (1 - fx) + prev[i + 1]! * fx) * (1 - fy) + (prev[i + width]! * (1 - fx) + prev[i + width + 1]! * fx) * fy;
+      if (Math.abs(cur[y * width + x]! - was) > PIXEL_DELTA) changed[y * width + x] = 1;
+    }
+  }
+  const specks = findSpecks(changed, width, height);
+  for (let i = 0; i < changed.length; i++) if (specks[i]) changed[i] = 0;
+  return activeCells(changed, grid);
 }
 
 /** The width of the motion pass's gray frames. */

@@ -3,7 +3,7 @@
 // would say. The default pack is pulled from the shared models folder.
 import path from 'node:path';
 import { expect } from 'chai';
-import { ffmpeg, nightWalkerClip, panClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
+import { ffmpeg, nightWalkerClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
 import { suiteDaemon } from '../support/daemon.js';
 import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { nightViewClip } from '../support/night.js';
@@ -162,6 +162,31 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.labels).to.include('vehicule');
     expect(r.labels).to.not.include('intrusion');
     expect(r.risk).to.equal('safe');
+  });
+
+  // A camera that moves (a PTZ tour, a mast in the wind) carries what stays in the scene across
+  // the frame: stayed put and moving are measured against the view (pipeline/camera-path.ts).
+  it('parked cars seen by a panning camera: vehicule, never intrusion or danger', async () => {
+    for (const clip of ['traffic', 'lot']) {
+      const source = clip === 'traffic' ? await stillClip('traffic_0001.png', path.join(dir, 'traffic-still.mp4'), 4, 10, 1280) : real('lot_car_cyclist_walker.mp4');
+      const r = await classify(await pannedClip(source, path.join(dir, `pan-parked-${clip}.mp4`), { still: true }));
+      expect(r.labels, clip).to.include('vehicule');
+      expect(r.labels, clip).to.not.include('intrusion');
+      expect(r.risk, clip).to.equal('safe');
+    }
+  });
+
+  it('people seated in a classroom seen by a panning camera: person and danger, not intrusion', async () => {
+    const r = await classify(await pannedClip(real('classroom_seated.mp4'), path.join(dir, 'pan-classroom.mp4')));
+    expect(r.labels).to.include('person');
+    expect(r.labels).to.not.include('intrusion');
+    expect(r.risk).to.equal('danger');
+  });
+
+  it('a worker walking, seen by a panning camera: person and intrusion', async () => {
+    const r = await classify(await pannedClip(real('worker_hardhat_walking.mp4'), path.join(dir, 'pan-worker.mp4')));
+    expect(r.labels).to.include.members(['person', 'intrusion']);
+    expect(r.risk).to.equal('intrusion');
   });
 
   // Foliage and flags sway in place on a still camera (runtime/pipeline/README.md, "Labels and risk").

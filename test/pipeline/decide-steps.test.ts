@@ -282,6 +282,30 @@ describe('decide, step 5: the risk', () => {
     expect(moves(at(0.4, 0.3), at(0.48, 0.3), 1), 'counted in shares of each side, the crossing was under 0.3 of his height').to.equal('danger');
   });
 
+  it('on a camera that moved, stayed put is measured in the scene: a parked car the pan carries across the frame is still, a walker the camera follows is not', () => {
+    // a pan: the view's content slides left by a tenth of the width a second, and every cell changes
+    const view = (t: number) => ({ x: -0.1 * t, y: 0 });
+    const inFrame = (box: Box, t: number): Box => ({ ...box, x: box.x + view(t).x });
+    /** a frame of the pan seeing `box` (in the frame), where `moving` (in the frame) changed against the view */
+    const seen = (t: number, label: ServiceLabel, box: Box, moving?: Box): FrameFindings => {
+      const f = frame(t, [{ label, score: 0.9, box }]);
+      return { ...f, sample: { ...f.sample, cells: cells().fill(1), view: view(t), sceneCells: moving ? cellsUnder(moving) : cells() } };
+    };
+    const stillCamera = (frames: FrameFindings[]) => frames.map((f) => ({ ...f, sample: { ...f.sample, view: undefined, sceneCells: undefined } }));
+    const car: Box = { x: 0.5, y: 0.5, w: 0.3, h: 0.2 };
+    const parked = [0, 1.5, 3].map((t) => seen(t, 'vehicule', inFrame(car, t)));
+    expect(risk(parked)).to.deep.equal({ risk: 'safe', intrusion: 0 });
+    expect(risk(stillCamera(parked)).risk, 'taken for a still camera, it drove across the frame').to.equal('intrusion');
+    // the camera follows a walker: his box stays in the middle of the frame while the view slides by
+    const followed = [0, 1.5, 3].map((t) => seen(t, 'person', walker(0.4), walker(0.4)));
+    expect(risk(followed).risk).to.equal('intrusion');
+    expect(risk(stillCamera(followed)).risk, 'taken for a still camera, he stayed put').to.equal('danger');
+    // seen once while the camera moves: whether its own cells changed against the view decides
+    const seat: Box = { x: 0.4, y: 0.4, w: 0.15, h: 0.3 };
+    expect(risk([seen(1, 'person', inFrame(seat, 1))])).to.deep.equal({ risk: 'danger', intrusion: 0 });
+    expect(risk([seen(1, 'person', inFrame(seat, 1), inFrame(seat, 1))]).risk).to.equal('intrusion');
+  });
+
   it('in rain a box must move more than the rain around it', () => {
     const everywhere = cells().fill(1);
     const inRain = (moving: 'box' | 'everywhere') => crossing(0.8).map((f) => ({

@@ -37,6 +37,20 @@ export async function panClip(image: string, out: string, seconds = 4, fps = 10,
   return out;
 }
 
+/**
+ * A camera panning across what a real clip shows, as a PTZ camera on its tour turns: a window
+ * of 0.8 of the clip's width sliding across it in 5 s (a quarter of the view), over the clip's
+ * moving frames, or with `still` over its frame at 1 s held for 4 s (parked cars, seated people).
+ */
+export async function pannedClip(clip: string, out: string, { still = false } = {}): Promise<string> {
+  const pan = "scale=1600:-2,crop=1280:ih:'(iw-ow)*t/5':0,scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p";
+  const frame = `${out}.png`;
+  if (still) await ffmpeg(['-ss', '1', '-i', clip, '-frames:v', '1', frame]);
+  const input = still ? ['-loop', '1', '-framerate', '10', '-i', frame, '-t', '4'] : ['-i', clip];
+  await ffmpeg([...input, '-vf', pan, '-an', '-c:v', 'libx264', '-preset', 'ultrafast', out]);
+  return out;
+}
+
 /** Several images shown one after another (each for `each` seconds). */
 export async function sequenceClip(images: string[], out: string, each = 1, fps = 10, width = 640): Promise<string> {
   const inputs = images.flatMap((img) => ['-loop', '1', '-framerate', String(fps), '-t', String(each), '-i', media(img)]);

@@ -1,0 +1,171 @@
+// Where the camera pointed. A camera that pans, tilts, or is swung by the wind on its mast
+// moves the whole view in the frame: a parked car or a seated person moves across the frame
+// with it while staying where it is, and a walker the camera follows stays near the middle of
+// the frame while crossing the scene. Whether a thing moved is a question about the scene, so
+// the view's own motion is measured and taken out (decide.ts, "stayed put").
+//
+// Each pair of consecutive samples is matched block by block, as a camera moves every block of
+// its view the same way and a walker or a car moves some of them: the median of the blocks'
+// shifts, to a fraction of a pixel. Added up from the clip's start, the shifts say where each
+// sample's view lies against the first one's.
+
+/** Where the view's content has moved since the clip's first sample, in shares of the frame's width and height. */
+export interface ViewOffset {
+  x: number;
+  y: number;
+}
+
+/** Blocks matched per pair of samples: a 4x3 grid (a walker or a car covers a few of them). */
+const BLOCKS_X = 4;
+const BLOCKS_Y = 3;
+/**
+ * Searched around the previous pair's shift, px of the motion pass's frame: a camera's motion is
+ * smooth from one tenth of a second to the next, and a swing or a pan speeding up gains at most
+ * this much a sample.
+ */
+const REACH = 3;
+/** The first pair, with nothing to go on, is searched this far: a sixteenth of a 96 px frame in a tenth of a second. */
+const FIRST_REACH = 6;
+/** A block flatter than this (mean absolute gradient, gray levels) matches anywhere: it does not vote. */
+const TEXTURED = 2;
+/** Blocks that must vote for a shift: fewer textured blocks (a plain wall, the sky) say nothing of the camera. */
+const MIN_VOTES = 3;
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Lucas-Kanade steps refining a block's shift: each halves what is left many times over on a textured block. */
+const REFINE_STEPS = 4;
+
+/**
+ * The fraction of a pixel left once a block is matched to the pixel (dx, dy): Lucas-Kanade
+ * steps over the block (the least squares of the brightness change against the block's
+ * gradients, `b` sampled between its pixels), which, unlike a parabola through the costs, do
+ * not pull the shift to whole pixels. Undefined where the block's gradients leave the motion
+ * unknown along some direction (an edge tells only the motion across it).
+ */
+function refine(a: Uint8Array, b: Uint8Array, width: number, height: number, x0: number, y0: number, bw: number, bh: number, dx: number, dy: number): { u: number; v: number } | undefined {
+  // pixels whose neighbours, and whose counterparts a pixel around, lie in both frames
+  const xa = Math.max(x0, 1, 1 - dx), xb = Math.min(x0 + bw, width - 2, width - 2 - dx);
+  const ya = Math.max(y0, 1, 1 - dy), yb = Math.min(y0 + bh, height - 2, height - 2 - dy);
+  let xx = 0, xy = 0, yy = 0;
+  for (let y = ya; y < yb; y++) {
+    for (let x = xa; x < xb; x++) {
+      const p = y * width + x;
+      const ix = (a[p + 1]! - a[p - 1]!) * 0.5;
+      const iy = (a[p + width]! - a[p - width]!) * 0.5;
+      xx += ix * ix;
+      xy += ix * iy;
+      yy += iy * iy;
+    }
+  }
+  const det = xx * yy - xy * xy;
+  // an edge alone leaves the gradients' matrix all but singular
+  if (det <= 0 || det < 0.01 * (xx + yy) * (xx + yy)) return undefined;
+  let u = 0, v = 0;
+  for (let step = 0; step < REFINE_STEPS; step++) {
+    const fu = u < 0 ? u + 1 : u, fv = v < 0 ? v + 1 : v; // b's pixel below and the fraction past it
+    const ox = dx + (u < 0 ? -1 : 0), oy = dy + (v < 0 ? -1 : 0);
+    let xt = 0, yt = 0;
+    for (let y = ya; y < yb; y++) {
+      for (let x = xa; x < xb; x++) {
+        const p = y * width + x;
+        const q = p + oy * width + ox;
+        const moved = (b[q]! * (1 - fu) + b[q + 1]! * fu) * (1 - fv) + (b[q + width]! * (1 - fu) + b[q + width + 1]! * fu) * fv;
+        const it = moved - a[p]!;
+        xt += (a[p + 1]! - a[p - 1]!) * 0.5 * it;
+        yt += (a[p + width]! - a[p - width]!) * 0.5 * it;
+      }
+    }
+    u -= (yy * xt - xy * yt) / det;
+    v -= (xx * yt - xy * xt) / det;
+    if (Math.abs(u) >= 1 || Math.abs(v) >= 1) return undefined; // the pixel match was wrong
+  }
+  return { u, v };
+}
+
+/**
+ * The view's shift from frame `a` to frame `b` (what was at (x, y) in a is at (x + dx, y + dy) in
+ * b), in px, searched within `reach` of `around`; undefined when too few blocks have texture to
+ * tell. Each block's shift is the least squared difference, to a pixel, then to a fraction of
+ * one (refine).
+ */
+export function viewShift(a: Uint8Array, b: Uint8Array, width: number, height: number, around = { dx: 0, dy: 0 }, reach = REACH): { dx: number; dy: number } | undefined {
+  const cw = Math.floor(width / BLOCKS_X);
+  const ch = Math.floor(height / BLOCKS_Y);
+  // a block is the middle half of its cell (each way): what it shows stays in view as it moves
+  const bw = Math.max(4, cw >> 1);
+  const bh = Math.max(4, ch >> 1);
+  const cx = Math.round(around.dx);
+  const cy = Math.round(around.dy);
+  const span = 2 * reach + 1;
+  const costs = new Float64Array(span * span);
+  const votes: Array<{ dx: number; dy: number }> = [];
+  for (let gy = 0; gy < BLOCKS_Y; gy++) {
+    for (let gx = 0; gx < BLOCKS_X; gx++) {
+      const x0 = gx * cw + ((cw - bw) >> 1);
+      const y0 = gy * ch + ((ch - bh) >> 1);
+      let texture = 0;
+      for (let y = y0; y < y0 + bh; y++) for (let x = x0; x < x0 + bw - 1; x++) texture += Math.abs(a[y * width + x + 1]! - a[y * width + x]!);
+      if (texture / (bh * (bw - 1)) < TEXTURED) continue;
+      costs.fill(Infinity);
+      let best = Infinity;
+      let bi = -1;
+      for (let j = 0; j < span; j++) {
+        const dy = cy - reach + j;
+        if (y0 + dy < 0 || y0 + bh + dy > height) continue;
+        for (let i = 0; i < span; i++) {
+          const dx = cx - reach + i;
+          if (x0 + dx < 0 || x0 + bw + dx > width) continue;
+          let sum = 0;
+          for (let y = y0; y < y0 + bh; y++) {
+            const ra = y * width;
+            const rb = (y + dy) * width + dx;
+            for (let x = x0; x < x0 + bw; x++) {
+              const d = a[ra + x]! - b[rb + x]!;
+              sum += d * d;
+            }
+          }
+          const k = j * span + i;
+          costs[k] = sum;
+          if (sum < best) {
+            best = sum;
+            bi = k;
+          }
+        }
+      }
+      if (bi < 0) continue;
+      const i = bi % span;
+      const j = Math.floor(bi / span);
+      // at the edge of the search the least is not a minimum: the block moved farther, or matches nothing
+      if (i === 0 || j === 0 || i === span - 1 || j === span - 1) continue;
+      const fraction = refine(a, b, width, height, x0, y0, bw, bh, cx - reach + i, cy - reach + j);
+      if (fraction) votes.push({ dx: cx - reach + i + fraction.u, dy: cy - reach + j + fraction.v });
+    }
+  }
+  if (votes.length < MIN_VOTES) return undefined;
+  return { dx: median(votes.map((v) => v.dx)), dy: median(votes.map((v) => v.dy)) };
+}
+
+/**
+ * Where each frame's view lies against the first one's (ViewOffset), from consecutive gray
+ * frames of width x height. `moved(k)` says whether the camera moved between frames k - 1 and k:
+ * where it held still the view stays, so the small errors of matching a still view do not add
+ * up over a long clip. Each pair is searched around the shift of the pair before.
+ */
+export function viewPath(frames: Uint8Array[], width: number, height: number, moved: (k: number) => boolean): ViewOffset[] {
+  const path: ViewOffset[] = [{ x: 0, y: 0 }];
+  let last: { dx: number; dy: number } | undefined;
+  for (let k = 1; k < frames.length; k++) {
+    const shift = moved(k)
+      ? (last && viewShift(frames[k - 1]!, frames[k]!, width, height, last)) ?? viewShift(frames[k - 1]!, frames[k]!, width, height, undefined, FIRST_REACH)
+      : undefined;
+    last = shift;
+    const prev = path[k - 1]!;
+    path.push(shift ? { x: prev.x + shift.dx / width, y: prev.y + shift.dy / height } : prev);
+  }
+  return path;
+}

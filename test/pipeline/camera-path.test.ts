@@ -1,0 +1,92 @@
+// Where the camera pointed (pipeline/camera-path.ts): views of a real picture laid at known
+// offsets, to a fraction of a pixel, as a panning camera would give them; then the motion pass
+// on clips panned across real pictures, and on a real clip from a still camera.
+import path from 'node:path';
+import { expect } from 'chai';
+import sharp from 'sharp';
+import { viewPath, viewShift } from '../../runtime/pipeline/camera-path.js';
+import { analyseMotion, type MotionSample } from '../../runtime/pipeline/motion.js';
+import { probeClip } from '../../runtime/pipeline/probe.js';
+import { panClip, tempDir } from '../support/clips.js';
+import { media } from '../support/paths.js';
+
+const WIDTH = 96;
+const HEIGHT = 54;
+
+describe('where the camera pointed', function () {
+  this.timeout(60_000);
+  let picture: { data: Buffer; width: number; height: number };
+
+  before(async () => {
+    const { data, info } = await sharp(media('traffic_0001.png')).resize(240).grayscale().raw().toBuffer({ resolveWithObject: true });
+    picture = { data, width: info.width, height: info.height };
+  });
+
+  /** The camera's 96x54 view of the picture with its top-left corner at (x0, y0): bilinear, so a fraction of a pixel shows. */
+  const view = (x0: number, y0: number): Uint8Array => {
+    const out = new Uint8Array(WIDTH * HEIGHT);
+    for (let y = 0; y < HEIGHT; y++) {
+      for (let x = 0; x < WIDTH; x++) {
+        const sx = x0 + x, sy = y0 + y;
+        const ix = Math.floor(sx), iy = Math.floor(sy), fx = sx - ix, fy = sy - iy;
+        const at = (px: number, py: number) => picture.data[py * picture.width + px]!;
+        out[y * WIDTH + x] = Math.round((at(ix, iy) * (1 - fx) + at(ix + 1, iy) * fx) * (1 - fy) + (at(ix, iy + 1) * (1 - fx) + at(ix + 1, iy + 1) * fx) * fy);
+      }
+    }
+    return out;
+  };
+
+  it('follows a pan to a fraction of a pixel: the view turning right and down, its content sliding 0.7 px left and 0.3 px up a sample', () => {
+    const frames = Array.from({ length: 30 }, (_, k) => view(40 + 0.7 * k, 30 + 0.3 * k));
+    const end = viewPath(frames, WIDTH, HEIGHT, () => true).at(-1)!;
+    expect(end.x * WIDTH).to.be.closeTo(-0.7 * 29, 1);
+    expect(end.y * HEIGHT).to.be.closeTo(-0.3 * 29, 0.5);
+  });
+
+  it('follows a camera swung back and forth by the wind, and a pan speeding up', () => {
+    const swing = (k: number) => 3 * Math.sin(k / 2);
+    const swung = viewPath(Array.from({ length: 25 }, (_, k) => view(60 + swing(k), 40)), WIDTH, HEIGHT, () => true);
+    swung.forEach((v, k) => expect(v.x * WIDTH, `sample ${k}`).to.be.closeTo(-swing(k) + swing(0), 0.6));
+    const faster = (k: number) => 0.1 * k * k; // up to 2.4 px a sample
+    const pan = viewPath(Array.from({ length: 13 }, (_, k) => view(30 + faster(k), 40)), WIDTH, HEIGHT, () => true);
+    expect(pan.at(-1)!.x * WIDTH).to.be.closeTo(-faster(12), 1);
+  });
+
+  it('a thing crossing a still view does not move it, and where the camera held still the view stays', () => {
+    const frames = Array.from({ length: 10 }, (_, k) => {
+      const frame = view(60, 40);
+      for (let y = 20; y < 40; y++) for (let x = 10 + 4 * k; x < 20 + 4 * k; x++) frame[y * WIDTH + x] = 20; // a dark body walking right
+      return frame;
+    });
+    for (const v of viewPath(frames, WIDTH, HEIGHT, () => true)) expect(Math.hypot(v.x * WIDTH, v.y * HEIGHT)).to.be.below(0.3);
+    const held = viewPath(Array.from({ length: 5 }, (_, k) => view(40 + 2 * k, 30)), WIDTH, HEIGHT, () => false);
+    expect(held.every((v) => v.x === 0 && v.y === 0)).to.equal(true);
+  });
+
+  it('a plain view tells nothing of the camera', () => {
+    expect(viewShift(new Uint8Array(WIDTH * HEIGHT).fill(128), new Uint8Array(WIDTH * HEIGHT).fill(128), WIDTH, HEIGHT)).to.equal(undefined);
+  });
+
+  it('the motion pass on a camera panning across real pictures: each sample where its view lies, and against it only what moved in the scene', async () => {
+    const dir = tempDir('vigil-camera-path-');
+    for (const image of ['traffic_0001.png', 'grace_hopper.png']) {
+      // a quarter of the view in 4 s: 39 intervals of 40 samples
+      const motion = await analyseMotion(await probeClip(await panClip(image, path.join(dir, `${image}.mp4`))), new AbortController().signal);
+      const last = motion.samples.at(-1)!;
+      expect(last.view!.x, image).to.be.closeTo(-0.25 * 39 / 40, 0.02);
+      expect(last.view!.y, image).to.be.closeTo(0, 0.02);
+      // the pan changes cells all over the picture; against the view, a still picture changes a few at most
+      const share = (cells: Uint8Array) => cells.reduce((a, b) => a + b, 0) / cells.length;
+      const middle = motion.samples.slice(5, -5);
+      const mean = (cellsOf: (s: MotionSample) => Uint8Array) => middle.reduce((sum, s) => sum + share(cellsOf(s)), 0) / middle.length;
+      const inFrame = mean((s) => s.cells.map((v, c) => v | s.foreground[c]!));
+      expect(inFrame, image).to.be.above(0.15);
+      expect(mean((s) => s.sceneCells!), image).to.be.below(inFrame / 4);
+    }
+  });
+
+  it('a still camera: no view to follow (a real clip with a walker)', async () => {
+    const motion = await analyseMotion(await probeClip(media('real/worker_hardhat_walking.mp4')), new AbortController().signal);
+    expect(motion.samples.some((s) => s.view || s.sceneCells)).to.equal(false);
+  });
+});

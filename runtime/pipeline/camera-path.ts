@@ -24,12 +24,22 @@ const BLOCKS_Y = 3;
  * this much a sample.
  */
 const REACH = 3;
+/** Pairs in a row that could not be matched, while the camera moves, that go on at the shift of the last matched pair. */
+const CARRIED = 2;
 /** The first pair, with nothing to go on, is searched this far: a sixteenth of a 96 px frame in a tenth of a second. */
 const FIRST_REACH = 6;
 /** A block flatter than this (mean absolute gradient, gray levels) matches anywhere: it does not vote. */
 const TEXTURED = 2;
-/** Blocks that must vote for a shift: fewer textured blocks (a plain wall, the sky) say nothing of the camera. */
-const MIN_VOTES = 3;
+/**
+ * A camera moves its whole view: the view moved where the largest group of blocks that went
+ * together (within AGREE_PX of each other's shift) is most of those that voted and spans the view, three of its four
+ * columns and two of its three rows. Where the only texture in view is a walker on a plain wall,
+ * or a car's lights in a dark lot, the blocks that move together are the thing's, a column or two
+ * of them; a truck crossing half of a still view leaves the other half voting against it.
+ */
+const SPAN_COLUMNS = 3;
+const SPAN_ROWS = 2;
+const AGREE_PX = 0.5;
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -87,67 +97,86 @@ function refine(a: Uint8Array, b: Uint8Array, width: number, height: number, x0:
   return { u, v };
 }
 
-/**
- * The view's shift from frame `a` to frame `b` (what was at (x, y) in a is at (x + dx, y + dy) in
- * b), in px, searched within `reach` of `around`; undefined when too few blocks have texture to
- * tell. Each block's shift is the least squared difference, to a pixel, then to a fraction of
- * one (refine).
- */
-export function viewShift(a: Uint8Array, b: Uint8Array, width: number, height: number, around = { dx: 0, dy: 0 }, reach = REACH): { dx: number; dy: number } | undefined {
+/** A block of the frame that is matched: its top-left corner and size, px. */
+interface Block {
+  x0: number;
+  y0: number;
+  w: number;
+  h: number;
+  /** its cell of the grid */
+  column: number;
+  row: number;
+}
+
+/** The blocks of a frame with texture enough to match: the middle half (each way) of each cell of the grid, so what it shows stays in view as it moves. */
+function texturedBlocks(a: Uint8Array, width: number, height: number): Block[] {
   const cw = Math.floor(width / BLOCKS_X);
   const ch = Math.floor(height / BLOCKS_Y);
-  // a block is the middle half of its cell (each way): what it shows stays in view as it moves
-  const bw = Math.max(4, cw >> 1);
-  const bh = Math.max(4, ch >> 1);
-  const cx = Math.round(around.dx);
-  const cy = Math.round(around.dy);
-  const span = 2 * reach + 1;
-  const costs = new Float64Array(span * span);
-  const votes: Array<{ dx: number; dy: number }> = [];
+  const w = Math.max(4, cw >> 1);
+  const h = Math.max(4, ch >> 1);
+  const blocks: Block[] = [];
   for (let gy = 0; gy < BLOCKS_Y; gy++) {
     for (let gx = 0; gx < BLOCKS_X; gx++) {
-      const x0 = gx * cw + ((cw - bw) >> 1);
-      const y0 = gy * ch + ((ch - bh) >> 1);
+      const x0 = gx * cw + ((cw - w) >> 1);
+      const y0 = gy * ch + ((ch - h) >> 1);
       let texture = 0;
-      for (let y = y0; y < y0 + bh; y++) for (let x = x0; x < x0 + bw - 1; x++) texture += Math.abs(a[y * width + x + 1]! - a[y * width + x]!);
-      if (texture / (bh * (bw - 1)) < TEXTURED) continue;
-      costs.fill(Infinity);
-      let best = Infinity;
-      let bi = -1;
-      for (let j = 0; j < span; j++) {
-        const dy = cy - reach + j;
-        if (y0 + dy < 0 || y0 + bh + dy > height) continue;
-        for (let i = 0; i < span; i++) {
-          const dx = cx - reach + i;
-          if (x0 + dx < 0 || x0 + bw + dx > width) continue;
-          let sum = 0;
-          for (let y = y0; y < y0 + bh; y++) {
-            const ra = y * width;
-            const rb = (y + dy) * width + dx;
-            for (let x = x0; x < x0 + bw; x++) {
-              const d = a[ra + x]! - b[rb + x]!;
-              sum += d * d;
-            }
-          }
-          const k = j * span + i;
-          costs[k] = sum;
-          if (sum < best) {
-            best = sum;
-            bi = k;
-          }
-        }
-      }
-      if (bi < 0) continue;
-      const i = bi % span;
-      const j = Math.floor(bi / span);
-      // at the edge of the search the least is not a minimum: the block moved farther, or matches nothing
-      if (i === 0 || j === 0 || i === span - 1 || j === span - 1) continue;
-      const fraction = refine(a, b, width, height, x0, y0, bw, bh, cx - reach + i, cy - reach + j);
-      if (fraction) votes.push({ dx: cx - reach + i + fraction.u, dy: cy - reach + j + fraction.v });
+      for (let y = y0; y < y0 + h; y++) for (let x = x0; x < x0 + w - 1; x++) texture += Math.abs(a[y * width + x + 1]! - a[y * width + x]!);
+      if (texture / (h * (w - 1)) >= TEXTURED) blocks.push({ x0, y0, w, h, column: gx, row: gy });
     }
   }
-  if (votes.length < MIN_VOTES) return undefined;
-  return { dx: median(votes.map((v) => v.dx)), dy: median(votes.map((v) => v.dy)) };
+  return blocks;
+}
+
+/**
+ * Where a block of `a` lies in `b`, to the pixel: the offset within `reach` of (cx, cy) with the
+ * least squared difference; undefined where that least is at the edge of the search (the block
+ * moved farther, or matches nothing).
+ */
+function matchBlock(a: Uint8Array, b: Uint8Array, width: number, height: number, { x0, y0, w, h }: Block, cx: number, cy: number, reach: number): { dx: number; dy: number } | undefined {
+  let best = Infinity;
+  let at: { dx: number; dy: number } | undefined;
+  for (let dy = cy - reach; dy <= cy + reach; dy++) {
+    if (y0 + dy < 0 || y0 + h + dy > height) continue;
+    for (let dx = cx - reach; dx <= cx + reach; dx++) {
+      if (x0 + dx < 0 || x0 + w + dx > width) continue;
+      let sum = 0;
+      for (let y = y0; y < y0 + h; y++) {
+        const ra = y * width;
+        const rb = (y + dy) * width + dx;
+        for (let x = x0; x < x0 + w; x++) {
+          const d = a[ra + x]! - b[rb + x]!;
+          sum += d * d;
+        }
+      }
+      if (sum < best) {
+        best = sum;
+        at = { dx, dy };
+      }
+    }
+  }
+  return at && Math.abs(at.dx - cx) < reach && Math.abs(at.dy - cy) < reach ? at : undefined;
+}
+
+/**
+ * The view's shift from frame `a` to frame `b` (what was at (x, y) in a is at (x + dx, y + dy) in
+ * b), in px, searched within `reach` of `around`; undefined when the blocks do not show the
+ * whole view moving together (SPAN_COLUMNS). Each block's shift is the least squared difference, to a pixel, then to a fraction of
+ * one (refine); the view's is the median of the largest group that went together.
+ */
+export function viewShift(a: Uint8Array, b: Uint8Array, width: number, height: number, around = { dx: 0, dy: 0 }, reach = REACH): { dx: number; dy: number } | undefined {
+  const votes: Array<{ dx: number; dy: number; block: Block }> = [];
+  for (const block of texturedBlocks(a, width, height)) {
+    const pixel = matchBlock(a, b, width, height, block, Math.round(around.dx), Math.round(around.dy), reach);
+    const fraction = pixel && refine(a, b, width, height, block.x0, block.y0, block.w, block.h, pixel.dx, pixel.dy);
+    if (pixel && fraction) votes.push({ dx: pixel.dx + fraction.u, dy: pixel.dy + fraction.v, block });
+  }
+  // the largest group of blocks that went together: those within AGREE_PX of the vote with the most such
+  const near = (v: { dx: number; dy: number }) => votes.filter((o) => Math.hypot(o.dx - v.dx, o.dy - v.dy) <= AGREE_PX);
+  const together = votes.map(near).reduce((a, b) => (b.length > a.length ? b : a), []);
+  const columns = new Set(together.map((v) => v.block.column)).size;
+  const rows = new Set(together.map((v) => v.block.row)).size;
+  if (2 * together.length <= votes.length || columns < SPAN_COLUMNS || rows < SPAN_ROWS) return undefined;
+  return { dx: median(together.map((v) => v.dx)), dy: median(together.map((v) => v.dy)) };
 }
 
 /**
@@ -159,11 +188,16 @@ export function viewShift(a: Uint8Array, b: Uint8Array, width: number, height: n
 export function viewPath(frames: Uint8Array[], width: number, height: number, moved: (k: number) => boolean): ViewOffset[] {
   const path: ViewOffset[] = [{ x: 0, y: 0 }];
   let last: { dx: number; dy: number } | undefined;
+  let missed = 0;
   for (let k = 1; k < frames.length; k++) {
-    const shift = moved(k)
+    const found = moved(k)
       ? (last && viewShift(frames[k - 1]!, frames[k]!, width, height, last)) ?? viewShift(frames[k - 1]!, frames[k]!, width, height, undefined, FIRST_REACH)
       : undefined;
-    last = shift;
+    // a pair that could not be matched (a blur, a block of the view gone flat) while the camera
+    // moves goes on as the pair before: a camera's motion is smooth over a tenth of a second
+    missed = found ? 0 : missed + 1;
+    const shift = found ?? (moved(k) && missed <= CARRIED ? last : undefined);
+    if (found || missed > CARRIED) last = found;
     const prev = path[k - 1]!;
     path.push(shift ? { x: prev.x + shift.dx / width, y: prev.y + shift.dy / height } : prev);
   }

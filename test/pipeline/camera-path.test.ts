@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { viewPath, viewShift } from '../../runtime/pipeline/camera-path.js';
 import { analyseMotion, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
-import { panClip, tempDir } from '../support/clips.js';
+import { panClip, tempDir, walkerClip } from '../support/clips.js';
 import { media } from '../support/paths.js';
 
 const WIDTH = 96;
@@ -63,8 +63,21 @@ describe('where the camera pointed', function () {
     expect(held.every((v) => v.x === 0 && v.y === 0)).to.equal(true);
   });
 
-  it('a plain view tells nothing of the camera', () => {
-    expect(viewShift(new Uint8Array(WIDTH * HEIGHT).fill(128), new Uint8Array(WIDTH * HEIGHT).fill(128), WIDTH, HEIGHT)).to.equal(undefined);
+  it('a plain view tells nothing of the camera, nor does a thing moving in it: a textured body on a plain wall, or one filling half of a still view', () => {
+    const plain = () => new Uint8Array(WIDTH * HEIGHT).fill(128);
+    expect(viewShift(plain(), plain(), WIDTH, HEIGHT)).to.equal(undefined);
+    // a textured body (a piece of the picture) 40 px wide and the view's height, moving 1.5 px a sample
+    const body = (k: number, under: () => Uint8Array) => {
+      const frame = under();
+      const piece = view(30 + 1.5 * k, 20);
+      for (let y = 0; y < HEIGHT; y++) for (let x = 20; x < 60; x++) frame[y * WIDTH + x + Math.round(1.5 * k)] = piece[y * WIDTH + x]!;
+      return frame;
+    };
+    const onWall = Array.from({ length: 8 }, (_, k) => body(k, plain));
+    const still = (path: Array<{ x: number; y: number }>) => path.every((v) => Math.hypot(v.x * WIDTH, v.y * HEIGHT) < 0.3);
+    expect(still(viewPath(onWall, WIDTH, HEIGHT, () => true)), 'on a plain wall').to.equal(true);
+    const halfTheView = Array.from({ length: 8 }, (_, k) => body(k, () => view(60, 40)));
+    expect(still(viewPath(halfTheView, WIDTH, HEIGHT, () => true)), 'over half of a still view').to.equal(true);
   });
 
   it('the motion pass on a camera panning across real pictures: each sample where its view lies, and against it only what moved in the scene', async () => {
@@ -85,8 +98,10 @@ describe('where the camera pointed', function () {
     }
   });
 
-  it('a still camera: no view to follow (a real clip with a walker)', async () => {
+  it('a still camera: no view to follow (a real clip with a walker), nor where a walker is the only texture in view', async () => {
     const motion = await analyseMotion(await probeClip(media('real/worker_hardhat_walking.mp4')), new AbortController().signal);
     expect(motion.samples.some((s) => s.view || s.sceneCells)).to.equal(false);
+    const alone = await analyseMotion(await probeClip(await walkerClip('grace_hopper.png', path.join(tempDir('vigil-camera-path-'), 'walker.mp4'))), new AbortController().signal);
+    expect(alone.samples.every((s) => !s.view || (s.view.x === 0 && s.view.y === 0))).to.equal(true);
   });
 });

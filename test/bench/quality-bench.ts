@@ -11,7 +11,7 @@ import { silentLogger } from '../../runtime/core/log.js';
 import { readStat } from '../../runtime/ops/children.js';
 import { ModelService } from '../../runtime/models/model-service.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
-import { panClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
+import { panClip, pannedClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
 import { flagClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { media, SHARED_MODELS } from '../support/paths.js';
 import { farNightWalkerClip, mothAtLensClip, nightViewClip } from '../support/night.js';
@@ -60,6 +60,9 @@ export async function madeClips(): Promise<Expectation[]> {
   return [
     { name: 'grace_hopper pan', file: await pan('grace_hopper.png'), must: ['person'], mustNot: [], risks: ['intrusion', 'danger'] },
     { name: 'squat pan', file: await pan('squat.png'), must: ['person'], mustNot: [], risks: ['intrusion', 'danger'] },
+    { name: 'parked traffic, the camera panning across it', file: await pannedClip(await stillClip('traffic_0001.png', path.join(dir, 'traffic-still.mp4'), 4, 10, 1280), path.join(dir, 'traffic-panned.mp4'), { still: true }), must: ['vehicule'], mustNot: ['intrusion'], risks: ['safe'] },
+    { name: 'classroom_seated.mp4, the camera panning across it', file: await pannedClip(media('real/classroom_seated.mp4'), path.join(dir, 'classroom-panned.mp4')), must: ['person'], mustNot: ['intrusion'], risks: ['danger'] },
+    { name: 'worker_hardhat_walking.mp4, the camera panning across it', file: await pannedClip(media('real/worker_hardhat_walking.mp4'), path.join(dir, 'worker-panned.mp4')), ...PERSON, risks: ['intrusion'] },
     { name: 'traffic sequence', file: await sequenceClip(['traffic_0001.png', 'traffic_0002.png', 'traffic_0003.png'], path.join(dir, 'traffic.mp4')), must: ['vehicule'], mustNot: [], risks: ['intrusion', 'danger'] },
     { name: 'cat pan', file: await pan('cat.png'), ...animal },
     { name: 'parrot pan', file: await pan('parrot.jpg'), ...animal },

@@ -5,9 +5,9 @@
 // the view's own motion is measured and taken out (decide.ts, "stayed put").
 //
 // Each pair of consecutive samples is matched block by block, as a camera moves every block of
-// its view the same way and a walker or a car moves some of them: the median of the blocks'
-// shifts, to a fraction of a pixel. Added up from the clip's start, the shifts say where each
-// sample's view lies against the first one's.
+// its view the same way and a walker or a car moves some of them: the shift of the largest group
+// of blocks that went together, where it spans the view, to a fraction of a pixel. Added up from
+// the clip's start, the shifts say where each sample's view lies against the first one's.
 
 /** Where the view's content has moved since the clip's first sample, in shares of the frame's width and height. */
 export interface ViewOffset {
@@ -32,14 +32,18 @@ const FIRST_REACH = 6;
 const TEXTURED = 2;
 /**
  * A camera moves its whole view: the view moved where the largest group of blocks that went
- * together (within AGREE_PX of each other's shift) is most of those that voted and spans the view, three of its four
- * columns and two of its three rows. Where the only texture in view is a walker on a plain wall,
- * or a car's lights in a dark lot, the blocks that move together are the thing's, a column or two
- * of them; a truck crossing half of a still view leaves the other half voting against it.
+ * together (within AGREE_PX of each other's shift) is most of those that voted and spans the
+ * view, three of its four columns and two of its three rows. Where the only texture in view is a
+ * walker on a plain wall, or a car's lights in a dark lot, the blocks that move together are the
+ * thing's, a column or two of them; a truck crossing half of a still view leaves the other half
+ * voting against it.
  */
 const SPAN_COLUMNS = 3;
 const SPAN_ROWS = 2;
 const AGREE_PX = 0.5;
+
+/** Lucas-Kanade steps refining a block's shift: each leaves a small part of what was left, on a textured block. */
+const REFINE_STEPS = 4;
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -47,8 +51,16 @@ const median = (values: number[]): number => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** Lucas-Kanade steps refining a block's shift: each halves what is left many times over on a textured block. */
-const REFINE_STEPS = 4;
+/** A block of the frame that is matched: its top-left corner and size, px. */
+interface Block {
+  x0: number;
+  y0: number;
+  w: number;
+  h: number;
+  /** its cell of the grid */
+  column: number;
+  row: number;
+}
 
 /**
  * The fraction of a pixel left once a block is matched to the pixel (dx, dy): Lucas-Kanade
@@ -57,10 +69,10 @@ const REFINE_STEPS = 4;
  * not pull the shift to whole pixels. Undefined where the block's gradients leave the motion
  * unknown along some direction (an edge tells only the motion across it).
  */
-function refine(a: Uint8Array, b: Uint8Array, width: number, height: number, x0: number, y0: number, bw: number, bh: number, dx: number, dy: number): { u: number; v: number } | undefined {
+function refine(a: Uint8Array, b: Uint8Array, width: number, height: number, { x0, y0, w, h }: Block, dx: number, dy: number): { u: number; v: number } | undefined {
   // pixels whose neighbours, and whose counterparts a pixel around, lie in both frames
-  const xa = Math.max(x0, 1, 1 - dx), xb = Math.min(x0 + bw, width - 2, width - 2 - dx);
-  const ya = Math.max(y0, 1, 1 - dy), yb = Math.min(y0 + bh, height - 2, height - 2 - dy);
+  const xa = Math.max(x0, 1, 1 - dx), xb = Math.min(x0 + w, width - 2, width - 2 - dx);
+  const ya = Math.max(y0, 1, 1 - dy), yb = Math.min(y0 + h, height - 2, height - 2 - dy);
   let xx = 0, xy = 0, yy = 0;
   for (let y = ya; y < yb; y++) {
     for (let x = xa; x < xb; x++) {
@@ -97,16 +109,6 @@ function refine(a: Uint8Array, b: Uint8Array, width: number, height: number, x0:
   return { u, v };
 }
 
-/** A block of the frame that is matched: its top-left corner and size, px. */
-interface Block {
-  x0: number;
-  y0: number;
-  w: number;
-  h: number;
-  /** its cell of the grid */
-  column: number;
-  row: number;
-}
 
 /** The blocks of a frame with texture enough to match: the middle half (each way) of each cell of the grid, so what it shows stays in view as it moves. */
 function texturedBlocks(a: Uint8Array, width: number, height: number): Block[] {
@@ -167,7 +169,7 @@ export function viewShift(a: Uint8Array, b: Uint8Array, width: number, height: n
   const votes: Array<{ dx: number; dy: number; block: Block }> = [];
   for (const block of texturedBlocks(a, width, height)) {
     const pixel = matchBlock(a, b, width, height, block, Math.round(around.dx), Math.round(around.dy), reach);
-    const fraction = pixel && refine(a, b, width, height, block.x0, block.y0, block.w, block.h, pixel.dx, pixel.dy);
+    const fraction = pixel && refine(a, b, width, height, block, pixel.dx, pixel.dy);
     if (pixel && fraction) votes.push({ dx: pixel.dx + fraction.u, dy: pixel.dy + fraction.v, block });
   }
   // the largest group of blocks that went together: those within AGREE_PX of the vote with the most such

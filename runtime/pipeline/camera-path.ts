@@ -8,6 +8,7 @@
 // its view the same way and a walker or a car moves some of them: the shift of the largest group
 // of blocks that went together, where it spans the view, to a fraction of a pixel. Added up from
 // the clip's start, the shifts say where each sample's view lies against the first one's.
+import { median } from '../core/median.js';
 
 /** Where the view's content has moved since the clip's first sample, in shares of the frame's width and height. */
 export interface ViewOffset {
@@ -44,12 +45,6 @@ const AGREE_PX = 0.5;
 
 /** Lucas-Kanade steps refining a block's shift: each leaves a small part of what was left, on a textured block. */
 const REFINE_STEPS = 4;
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** A block of the frame that is matched: its top-left corner and size, px. */
 interface Block {

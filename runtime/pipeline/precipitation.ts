@@ -15,6 +15,7 @@
 // The camera's own movement is taken out first (a global shift: the median of matched blocks),
 // and every gray-level threshold rests on the clip's own noise.
 import type { DropLight } from './pixel-median.js';
+import { median } from '../core/median.js';
 
 /** width the samples are analysed at: drops are a pixel or two wide here (at 96 px they vanish) */
 export const PRECIPITATION_WIDTH = 320;
@@ -141,13 +142,6 @@ export interface PrecipitationEvidence {
    */
   bright: number;
 }
-
-const median = (values: number[]): number => {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** A frame shrunk by `factor` in each direction (the mean of each factor x factor block). */
 export function shrink(frame: GrayFrame, factor: number): GrayFrame {

@@ -1,0 +1,8 @@
+// The median of a list of numbers: the middle one, or the mean of the two middle ones (0 for
+// none). Sorts a copy: for the handful of votes and maps a clip gives, not for per-pixel work.
+export function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

@@ -116,8 +116,9 @@ export interface PrecipitationEvidence {
   /** transient maps analysed (0: the clip was too short or never changed) */
   maps: number;
   /**
-   * The camera's own motion: the median global shift between consecutive distinct samples, in
-   * px per sample at PRECIPITATION_WIDTH (a still camera is under 1; a slow pan a few px).
+   * The camera's own motion: the median global shift between consecutive distinct samples of
+   * the runs analysed, in px per sample at PRECIPITATION_WIDTH (a still camera is under 1; a slow
+   * pan a few px); 0 when none was (no run showed a transient over enough of the view).
    */
   pan: number;
   /**
@@ -697,6 +698,36 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
   };
 }
 
+/**
+ * The share of the grid's cells where some pixel of a sample stands out by FLOOR or more from
+ * both samples either side, on the same side: where a still camera could show a streak, a
+ * flake or a texture of merged drops (transientMap and fallingTexture look no further). A run
+ * where fewer cells hold one than the dry mark (half of PRECIPITATION_SPREAD) holds no
+ * precipitation to be seen, and costs one pass over its pixels instead of the analysis. A
+ * change that stays (a keyframe's new quantisation, a light switched on) is no transient; a
+ * camera that moved changes every textured cell, and the run is analysed.
+ */
+export function transientSpread(run: GrayFrame[]): number {
+  const { width, height } = run[0]!;
+  const cellOf = Uint8Array.from({ length: width }, (_, x) => Math.min(GRID_X - 1, Math.floor((x * GRID_X) / width)));
+  const seen = new Uint8Array(GRID_X * GRID_Y);
+  for (let k = 1; k < run.length - 1; k++) {
+    const a = run[k - 1]!.data;
+    const v = run[k]!.data;
+    const b = run[k + 1]!.data;
+    for (let y = 0; y < height; y++) {
+      const row = y * width;
+      const cellRow = Math.min(GRID_Y - 1, Math.floor((y * GRID_Y) / height)) * GRID_X;
+      for (let i = row, end = row + width; i < end; i++) {
+        const up = v[i]! - a[i]!;
+        const down = v[i]! - b[i]!;
+        if ((up >= FLOOR && down >= FLOOR) || (up <= -FLOOR && down <= -FLOOR)) seen[cellRow + cellOf[i - row]!] = 1;
+      }
+    }
+  }
+  return seen.reduce((sum, c) => sum + c, 0) / seen.length;
+}
+
 /** Which samples the analysis needs: runs of `length` consecutive samples, one every `every`. */
 export interface PrecipitationSchedule {
   every: number;
@@ -731,6 +762,8 @@ export class PrecipitationTracker {
   private readonly shifts: number[] = [];
   private readonly maps: MapEvidence[] = [];
   private readonly repeats: number[] = [];
+  /** runs where too little of the view could hold drops (transientSpread): not analysed */
+  private stillRuns = 0;
 
   constructor(private readonly schedule: PrecipitationSchedule) {}
 
@@ -739,13 +772,19 @@ export class PrecipitationTracker {
     const last = this.run[this.run.length - 1];
     if (this.run.length < RUN && !(last && meanDifference(last.data, frame.data) < DUPLICATE)) this.run.push(frame);
     if (++this.taken % this.schedule.length !== 0) return;
-    if (this.run.length === RUN) this.analyse(this.run);
+    if (this.run.length === RUN) {
+      if (transientSpread(this.run) >= PRECIPITATION_SPREAD / 2) this.analyse(this.run);
+      else this.stillRuns++;
+    }
     this.run = [];
   }
 
-  /** DRY_MAPS maps, none near precipitation: the rest of the clip is not looked at. */
+  /**
+   * DRY_MAPS maps, none near precipitation, a still run counting for its two: the rest of the
+   * clip is not looked at.
+   */
   private dry(): boolean {
-    return this.maps.length >= DRY_MAPS && this.maps.every((m) => Math.max(m.streakSpread, m.flakeSpread) < PRECIPITATION_SPREAD / 2);
+    return this.maps.length + 2 * this.stillRuns >= DRY_MAPS && this.maps.every((m) => Math.max(m.streakSpread, m.flakeSpread) < PRECIPITATION_SPREAD / 2);
   }
 
   private analyse(w: GrayFrame[]): void {

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import {
   PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fallingTexture, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
-  precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, type GrayFrame,
+  precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, transientSpread, type GrayFrame,
 } from '../../runtime/pipeline/precipitation.js';
 import { seeded as random } from '../support/random.js';
 
@@ -216,10 +216,39 @@ describe('precipitation analysis', () => {
       dryFirst.push(k < 10 ? frame(view, k, 0) : rain(frame(view, k, 0)));
       wet.push(rain(frame(view, k, 0)));
     }
-    expect(dryFirst.evidence().maps).to.equal(4);
+    // the dry runs show no transient anywhere (transientSpread), so they count as dry without a map
+    expect(dryFirst.evidence().maps).to.equal(0);
     expect(precipitationScore(dryFirst.evidence())).to.equal(0);
     expect(wet.evidence().maps).to.equal(8);
     expect(precipitationScore(wet.evidence())).to.be.above(0.5);
+  });
+
+  it('a run is analysed only where a sixth of the view could show drops: a change that stays is no transient, nor are a few specks', () => {
+    const rnd = random(5);
+    const run = (change: (f: GrayFrame, k: number) => GrayFrame) => Array.from({ length: 5 }, (_, k) => change(frame(view, 0, 0), k));
+    const still = run((f) => f);
+    // a keyframe's new quantisation, or a light switched on: every pixel 8 levels up from the third sample on, and it stays
+    const stepped = run((f, k) => {
+      if (k >= 2) for (let i = 0; i < f.data.length; i++) f.data[i] = Math.min(255, f.data[i]! + 8);
+      return f;
+    });
+    // a moth's few specks: one corner of the view, a new place each sample
+    const specks = run((f) => draw(f, 20 + Math.floor(rnd() * 40), 20 + Math.floor(rnd() * 20), 2, 2, 250));
+    // drizzle: 150 thin streaks all over the view, new ones each sample
+    const drizzle = run((f) => {
+      for (let d = 0; d < 150; d++) draw(f, 10 + Math.floor(rnd() * (W - 20)), 10 + Math.floor(rnd() * (H - 30)), 1, 5 + Math.floor(rnd() * 8), 210);
+      return f;
+    });
+    expect(transientSpread(still)).to.equal(0);
+    expect(transientSpread(stepped)).to.equal(0);
+    expect(transientSpread(specks)).to.be.above(0).and.below(PRECIPITATION_SPREAD / 2);
+    expect(transientSpread(drizzle)).to.be.above(0.9);
+    const analysed = (frames: GrayFrame[]) => {
+      const tracker = new PrecipitationTracker({ every: 5, length: 5 });
+      for (const f of frames) tracker.push(f);
+      return tracker.evidence().maps;
+    };
+    expect([still, stepped, specks, drizzle].map(analysed)).to.deep.equal([0, 0, 0, 2]);
   });
 
   it('the drops\' light: streaks brighter than what they cross (lit), darker against a bright sky, and 0.5 where nothing falls', () => {

@@ -76,6 +76,16 @@ describe('small movers (pure)', () => {
     expect((box.y + box.h) * H).to.be.within(68, 74);
   });
 
+  it('the same creature in frames as ffmpeg hands them (Buffers), and in a still view with no creature, the frames are left as they were', () => {
+    const drawn = frames([{ at: crawler, half: 1, shade: -60 }]);
+    const buffers = drawn.map((f) => ({ t: f.t, gray: Buffer.from(f.gray) }));
+    const copies = buffers.map((f) => Buffer.from(f.gray));
+    expect(findSmallMovers(buffers, W, H).creatures).to.have.length(1);
+    expect(buffers.every((f, k) => f.gray.equals(copies[k]!))).to.equal(true);
+    const still = frames([], { seconds: 4 }).map((f) => ({ t: f.t, gray: Buffer.from(f.gray) }));
+    expect(findSmallMovers(still, W, H).score).to.equal(0);
+  });
+
   it('a bright thing wandering in circles (a bird circling against a dark sky) is a creature', () => {
     const circle = (t: number) => ({ x: 100 + 30 * Math.cos(t * 1.2), y: 50 + 15 * Math.sin(t * 1.2) });
     expect(findSmallMovers(frames([{ at: circle, half: 2, shade: 70 }]), W, H).creatures).to.have.length(1);

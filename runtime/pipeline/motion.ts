@@ -14,6 +14,7 @@ import { findSmallMovers, type FineFrame, type SmallMovers } from './small-mover
 import { dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
 import { describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 import { viewPath, type ViewOffset } from './camera-path.js';
+import { bytesOf } from '../core/bytes.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -153,7 +154,7 @@ function pixelGrid(width: number, height: number): PixelGrid {
   return { width, height, cellOf, size };
 }
 
-function compare(prev: Buffer, cur: Buffer, grid: PixelGrid): Omit<MotionSample, 't'> {
+function compare(prev: Uint8Array, cur: Uint8Array, grid: PixelGrid): Omit<MotionSample, 't'> {
   const { width, height, cellOf, size } = grid;
   const changedMask = new Uint8Array(width * height);
   let changed = 0;
@@ -202,7 +203,7 @@ function activeCells(mask: Uint8Array, grid: PixelGrid): Uint8Array {
  * persist over the neighbouring kept samples (noise flickers, an object stays), and gives a
  * sample where only the foreground moved a region, so slow movers are found and chosen.
  */
-function addForeground(kept: Array<{ sample: MotionSample; frame: Buffer }>, grid: PixelGrid): void {
+function addForeground(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid): void {
   if (kept.length < 3) return;
   const background = medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES);
   const mask = new Uint8Array(background.length);
@@ -273,18 +274,20 @@ export async function analyseMotion(
   const { keep } = options;
   const pass = async (copy: FrameCopy | undefined) => {
     const samples: MotionSample[] = [];
-    const kept: Array<{ sample: MotionSample; frame: Buffer }> = [];
+    const kept: Array<{ sample: MotionSample; frame: Uint8Array }> = [];
     const fineFrames: FineFrame[] = [];
     let frames: Buffer[][] | undefined = keep && [];
     let keptBytes = 0;
-    let prev: Buffer | undefined;
+    let prev: Uint8Array | undefined;
     let index = 0;
     const tracker = new PrecipitationTracker(schedule);
-    const onFrame = (frame: Buffer) => {
+    // every frame as a plain Uint8Array (core/bytes.ts): the pixel loops run on one kind of array
+    const onFrame = (buffer: Buffer) => {
+      const frame = bytesOf(buffer);
       if (wetMasked) for (let i = 0; i < frame.length; i++) if (wetMasked[i]) frame[i] = 0;
       tracker.push({ data: frame, ...wet });
     };
-    const onFine = (frame: Buffer) => fineFrames.push({ t: (fineFrames.length * fineStride) / SAMPLE_FPS, gray: frame });
+    const onFine = (frame: Buffer) => fineFrames.push({ t: (fineFrames.length * fineStride) / SAMPLE_FPS, gray: bytesOf(frame) });
     for await (const [gray, ...views] of readFrameSets({
       input: clip.path, gray: { width, height }, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
       sparseGrays: [
@@ -296,7 +299,7 @@ export async function analyseMotion(
       inputArgs: [...DECODE_THREADS, ...(keep ? [] : ['-skip_loop_filter', 'all', '-flags2', '+fast'])],
       filters: `fps=${SAMPLE_FPS}`,
     })) {
-      const cur = gray!; // its own buffer (frames.ts): masked pixels are zeroed in place
+      const cur = bytesOf(gray!); // its own buffer (frames.ts): masked pixels are zeroed in place
       if (masked) for (let i = 0; i < cur.length; i++) if (masked[i]) cur[i] = 0;
       if (frames) {
         keptBytes += views.reduce((sum, v) => sum + v.length, 0);
@@ -337,7 +340,7 @@ export async function analyseMotion(
  * the samples between, or they lie past the first SWAY_SECONDS, where that is not measured),
  * and in between the kept samples (a long clip's stride) by the nearer one before.
  */
-function followTheView(samples: MotionSample[], kept: Array<{ sample: MotionSample; frame: Buffer }>, grid: PixelGrid): void {
+function followTheView(samples: MotionSample[], kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid): void {
   const indexOf = (sample: MotionSample) => Math.round(sample.t * SAMPLE_FPS);
   const moved = (k: number) => {
     const between = samples.slice(indexOf(kept[k - 1]!.sample) + 1, indexOf(kept[k]!.sample) + 1);
@@ -361,7 +364,7 @@ function followTheView(samples: MotionSample[], kept: Array<{ sample: MotionSamp
  * the scene while the camera moved. Pixels whose counterpart lies out of `prev`'s view do not
  * count.
  */
-function sceneChanges(prev: Buffer, cur: Buffer, shift: { dx: number; dy: number }, grid: PixelGrid): Uint8Array {
+function sceneChanges(prev: Uint8Array, cur: Uint8Array, shift: { dx: number; dy: number }, grid: PixelGrid): Uint8Array {
   const { width, height } = grid;
   const changed = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {
@@ -392,11 +395,12 @@ export const MOTION_WIDTH = WIDTH;
  * each call compares a gray frame of width x height with the one before it. Masked pixels
  * (relative polygons, rasterised once) are zeroed in place, so they never count.
  */
-export function frameComparer(width: number, height: number, masks: Polygon[] = []): (cur: Buffer) => Omit<MotionSample, 't'> | undefined {
+export function frameComparer(width: number, height: number, masks: Polygon[] = []): (frame: Uint8Array) => Omit<MotionSample, 't'> | undefined {
   const grid = pixelGrid(width, height);
   const masked = rasteriseMasks(masks, width, height);
-  let prev: Buffer | undefined;
-  return (cur) => {
+  let prev: Uint8Array | undefined;
+  return (frame) => {
+    const cur = bytesOf(frame); // the same memory: masked pixels are zeroed in the caller's frame
     if (masked) for (let i = 0; i < cur.length; i++) if (masked[i]) cur[i] = 0;
     const sample = prev && compare(prev, cur, grid);
     prev = cur;

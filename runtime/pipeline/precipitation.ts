@@ -801,14 +801,21 @@ export class PrecipitationTracker {
     this.repeats.push(recurrence(first, second));
   }
 
+  /**
+   * The medians over the maps analysed. A still run's two maps count as showing no drops in the
+   * spreads (they could show less than the dry mark: below the spread rain needs either way), so
+   * a clip's still stretches weigh as they would analysed; its shift, noise and recurrence were
+   * not measured and do not count.
+   */
   evidence(): PrecipitationEvidence {
+    const spreads = (of: (m: MapEvidence) => number) => median([...this.maps.map(of), ...new Array<number>(2 * this.stillRuns).fill(0)]);
     return {
       maps: this.maps.length,
       pan: median(this.shifts),
       repeat: median(this.repeats),
-      streakSpread: median(this.maps.map((m) => m.streakSpread)),
-      streakArea: median(this.maps.map((m) => m.streakArea)),
-      flakeSpread: median(this.maps.map((m) => m.flakeSpread)),
+      streakSpread: spreads((m) => m.streakSpread),
+      streakArea: spreads((m) => m.streakArea),
+      flakeSpread: spreads((m) => m.flakeSpread),
       noise: median(this.maps.map((m) => m.noise)),
       bright: this.maps.some((m) => m.bright !== undefined) ? median(this.maps.flatMap((m) => (m.bright === undefined ? [] : [m.bright]))) : 0.5,
     };

@@ -249,6 +249,13 @@ describe('precipitation analysis', () => {
       return tracker.evidence().maps;
     };
     expect([still, stepped, specks, drizzle].map(analysed)).to.deep.equal([0, 0, 0, 2]);
+    // a still run before the rain weighs in the spreads as the two dry maps it would have given
+    const wetThen = new PrecipitationTracker({ every: 5, length: 5 });
+    const wetOnly = new PrecipitationTracker({ every: 5, length: 5 });
+    for (const f of [...still, ...drizzle, ...drizzle]) wetThen.push(f);
+    for (const f of [...drizzle, ...drizzle]) wetOnly.push(f);
+    expect(wetThen.evidence().maps).to.equal(4);
+    expect(wetThen.evidence().streakSpread).to.be.above(0).and.at.most(wetOnly.evidence().streakSpread);
   });
 
   it('the drops\' light: streaks brighter than what they cross (lit), darker against a bright sky, and 0.5 where nothing falls', () => {

@@ -41,6 +41,12 @@ const EXPLAINED = 0.5;
  */
 const KEEP_SAMPLES_BYTES = 16 * 1024 * 1024;
 
+/**
+ * The moments the first look decoded are kept for the looks after it (a margin's closer look is
+ * at the same moment), while their frames take at most this much memory: two 1080p ones.
+ */
+const KEEP_DECODED_BYTES = 16 * 1024 * 1024;
+
 /** Doubts looked at again per clip, at most (one per intruder label of the default pack). */
 const MAX_LOOKS = 2;
 /** Where a look again at a large thing goes, in samples from the doubt's frame: a few tenths of a second. */
@@ -81,6 +87,9 @@ interface DecodedFrame {
 export class ClipClassifier implements Classifier {
   readonly model: string;
   readonly version: string;
+
+  /** Per clip in progress (its motion analysis), the moments its first look decoded, by sample index. */
+  private readonly decodedMoments = new WeakMap<MotionAnalysis, Map<number, DecodedFrame>>();
 
   constructor(private readonly options: ClipClassifierOptions) {
     this.model = options.manifest.name;
@@ -133,8 +142,13 @@ export class ClipClassifier implements Classifier {
       const decodeStarted = performance.now();
       const pending: Array<Promise<void>> = [];
       let failure: unknown;
+      const moments = new Map<number, DecodedFrame>();
+      this.decodedMoments.set(motion, moments);
+      let momentBytes = 0;
       for await (const decoded of motion.frames ? this.keptFrames(clip, motion.frames, chosen) : this.decodeChosen(clip, chosen, signal)) {
         stats.decodeMs = performance.now() - decodeStarted; // until the last chosen frame arrived
+        momentBytes += decoded.frame.length + [...decoded.whole.values()].reduce((sum, v) => sum + v.length, 0);
+        if (!motion.frames && momentBytes <= KEEP_DECODED_BYTES) moments.set(decoded.choice.index, decoded);
         if (failure) break;
         // Networks run while the next frame decodes; the pool queues what it cannot take yet.
         pending.push(this.inferFrame(decoded, new FrameBudget(total, firstLook, chosen.length, decoded.choice === assured), signal).then(
@@ -293,7 +307,14 @@ export class ClipClassifier implements Classifier {
 
   /** The chosen samples' frames: out of those the motion pass kept (a small clip), else decoded. */
   private framesOf(clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal): AsyncGenerator<DecodedFrame> {
-    return motion.frames ? this.keptFrames(clip, motion.frames, chosen) : this.decodeChosen(clip, chosen, signal);
+    if (motion.frames) return this.keptFrames(clip, motion.frames, chosen);
+    const moments = this.decodedMoments.get(motion);
+    return moments && chosen.every((c) => moments.has(c.index)) ? this.decodedAgain(moments, chosen) : this.decodeChosen(clip, chosen, signal);
+  }
+
+  /** Looks at moments the first look decoded, out of those it kept (no second decode of the same frame). */
+  private async *decodedAgain(moments: Map<number, DecodedFrame>, chosen: ChosenFrame[]): AsyncGenerator<DecodedFrame> {
+    for (const choice of chosen) yield { ...moments.get(choice.index)!, choice };
   }
 
   /**

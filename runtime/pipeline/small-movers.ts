@@ -162,19 +162,21 @@ function flicker(frames: FineFrame[], pixels: number): Float32Array {
  * squares on a sparse grid, then again without the pixels that missed by far (what moved).
  */
 function exposure(gray: Uint8Array, bg: Uint8Array): { gain: number; offset: number } {
-  const fit = (use: (p: number) => boolean) => {
-    let n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (let p = 0; p < bg.length; p += 5) {
-      if (!use(p)) continue;
-      const x = bg[p]!, y = gray[p]!;
-      n++; sx += x; sy += y; sxx += x * x; sxy += x * y;
-    }
-    const varX = n * sxx - sx * sx;
-    const gain = n > 1 && varX > 0 ? (n * sxy - sx * sy) / varX : 1;
-    return { gain, offset: n ? (sy - gain * sx) / n : 0 };
-  };
-  const first = fit(() => true);
-  return fit((p) => Math.abs(gray[p]! - (first.gain * bg[p]! + first.offset)) < 20);
+  const first = exposureFit(gray, bg, undefined);
+  return exposureFit(gray, bg, first);
+}
+
+/** The least-squares line on every 5th pixel; with `around`, of the pixels within 20 gray levels of it only. */
+function exposureFit(gray: Uint8Array, bg: Uint8Array, around: { gain: number; offset: number } | undefined): { gain: number; offset: number } {
+  let n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (let p = 0; p < bg.length; p += 5) {
+    const x = bg[p]!, y = gray[p]!;
+    if (around && Math.abs(y - (around.gain * x + around.offset)) >= 20) continue;
+    n++; sx += x; sy += y; sxx += x * x; sxy += x * y;
+  }
+  const varX = n * sxx - sx * sx;
+  const gain = n > 1 && varX > 0 ? (n * sxy - sx * sy) / varX : 1;
+  return { gain, offset: n ? (sy - gain * sx) / n : 0 };
 }
 
 /** The clip's noise: the robust standard deviation (1.4826 MAD) of differences from the background, sampled over a few frames. */
@@ -220,6 +222,27 @@ interface Foreground {
   excess: Float32Array;
   pixels: Int32Array;
   count: number;
+}
+
+/**
+ * A frame's foreground into `fg` (that of three frames ago before): each pixel past its
+ * threshold from the background under the frame's exposure (`gained`: the gain times each gray
+ * level). A function of its own, over typed arrays only, so V8 compiles its loop once for all.
+ */
+function markForeground(fg: Foreground, gray: Uint8Array, bg: Uint8Array, gained: Float64Array, offset: number, threshold: Uint8Array): void {
+  const { mask, excess, pixels: list } = fg;
+  for (let j = 0; j < fg.count; j++) mask[list[j]!] = 0; // the rest is 0 already
+  let count = 0;
+  for (let p = 0; p < bg.length; p++) {
+    const d = gray[p]! - gained[bg[p]!]! - offset;
+    const limit = threshold[p]!;
+    if (d > limit || d < -limit) {
+      mask[p] = d > 0 ? 1 : -1;
+      excess[p] = (d > 0 ? d : -d) / limit;
+      list[count++] = p;
+    }
+  }
+  fg.count = count;
 }
 
 /** The small 8-connected blobs of one sign in a frame's foreground. `seen` is all zero on entry and left so. */
@@ -472,27 +495,13 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     if (options.falling !== 'brighter' && options.falling !== 'darker') return unbusy(blobs);
     return [...unbusy(blobs.filter((b) => b.sign > 0)), ...unbusy(blobs.filter((b) => b.sign < 0))];
   };
-  frames.forEach((frame, k) => {
-    const fg = window[k % 3]!;
-    const { gain, offset } = exposure(frame.gray, bg);
-    // gain x each gray level, looked up: the loop below runs over every pixel of every frame
+  for (let k = 0; k < frames.length; k++) {
+    const { gain, offset } = exposure(frames[k]!.gray, bg);
+    // gain x each gray level, looked up: the loop runs over every pixel of every frame
     for (let v = 0; v < 256; v++) gained[v] = gain * v;
-    const gray = frame.gray;
-    const { mask, excess, pixels: list } = fg;
-    for (let j = 0; j < fg.count; j++) mask[list[j]!] = 0; // that of three frames ago; the rest is 0 already
-    let count = 0;
-    for (let p = 0; p < pixels; p++) {
-      const d = gray[p]! - gained[bg[p]!]! - offset;
-      const limit = threshold[p]!;
-      if (d > limit || d < -limit) {
-        mask[p] = d > 0 ? 1 : -1;
-        excess[p] = (d > 0 ? d : -d) / limit;
-        list[count++] = p;
-      }
-    }
-    fg.count = count;
+    markForeground(window[k % 3]!, frames[k]!.gray, bg, gained, offset, threshold);
     if (k > 0) sightings.push(judge(k - 1));
-  });
+  }
   sightings.push(judge(frames.length - 1));
   const interval = intervalOf(frames);
   const cut = new Set<MoverTrack>(); // mostly cut by the view's edge

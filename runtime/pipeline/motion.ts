@@ -84,9 +84,9 @@ export interface MotionPattern {
   /**
    * The camera's own motion: the median global shift between consecutive samples of the
    * precipitation analysis's runs (a source's repeated frames left out), in px per sample at
-   * 320 px wide (precipitation.ts); 0 where no run was analysed (none could show drops). A still camera is under 1 px, a slow pan a few; when the only
-   * textured thing in view moves (a conveyor under a plain wall) its motion is taken for the
-   * camera's.
+   * 320 px wide (precipitation.ts); 0 where no run was analysed (none could show drops). A
+   * still camera is under 1 px, a slow pan a few; when the only textured thing in view moves (a
+   * conveyor under a plain wall) its motion is taken for the camera's.
    */
   pan: number;
   /**

@@ -82,6 +82,8 @@ interface DecodedFrame {
   size: { width: number; height: number };
   choice: ChosenFrame;
   whole: Map<string, Buffer>;
+  /** with the drops of rain or snow taken out over a fifth of a second either side (derained) */
+  derained?: boolean;
 }
 
 export class ClipClassifier implements Classifier {
@@ -138,6 +140,14 @@ export class ClipClassifier implements Classifier {
       stats.framesInferred += r.inferences;
       for (const [m, n] of Object.entries(r.byModel)) stats.inferences[m] = (stats.inferences[m] ?? 0) + n;
     };
+    // In heavy rain or snow (drops that all brighten, or all darken, what they cross: over a
+    // third of the view a frame) the first look, as every look after it, is at frames with the
+    // drops taken out: heavy rain at night hides a walker from the detector in every frame as it
+    // is. Lighter rain the detector sees through, and the median that takes it out blurs the
+    // limbs of a walker near the camera.
+    const rainy = rainScore(motion.pattern) >= judgeOf(this.options.manifest, rules).threshold('rain');
+    const light = rainy ? motion.smallMovers().derainedAs : undefined;
+    const wet = light === 'brighter' || light === 'darker';
     if (motion.pattern.moving && chosen.length > 0) {
       const decodeStarted = performance.now();
       const pending: Array<Promise<void>> = [];
@@ -145,10 +155,12 @@ export class ClipClassifier implements Classifier {
       const moments = new Map<number, DecodedFrame>();
       this.decodedMoments.set(motion, moments);
       let momentBytes = 0;
-      for await (const decoded of motion.frames ? this.keptFrames(clip, motion.frames, chosen) : this.decodeChosen(clip, chosen, signal)) {
+      const firstFrames = wet ? this.derained(clip, motion, chosen, signal) : motion.frames ? this.keptFrames(clip, motion.frames, chosen) : this.decodeChosen(clip, chosen, signal);
+      for await (const decoded of firstFrames) {
         stats.decodeMs = performance.now() - decodeStarted; // until the last chosen frame arrived
         momentBytes += decoded.frame.length + [...decoded.whole.values()].reduce((sum, v) => sum + v.length, 0);
-        if (!motion.frames && momentBytes <= KEEP_DECODED_BYTES) moments.set(decoded.choice.index, decoded);
+        // kept as decoded: derained frames are not what a later look takes the drops out of
+        if (!wet && !motion.frames && momentBytes <= KEEP_DECODED_BYTES) moments.set(decoded.choice.index, decoded);
         if (failure) break;
         // Networks run while the next frame decodes; the pool queues what it cannot take yet.
         pending.push(this.inferFrame(decoded, new FrameBudget(total, firstLook, chosen.length, decoded.choice === assured), signal).then(
@@ -166,7 +178,7 @@ export class ClipClassifier implements Classifier {
       if (frames.length === 0) throw new PipelineError(ErrorCode.DECODE_FAILED, 'no frame of the clip could be decoded');
       frames.sort((a, b) => a.t - b.t);
       // Margins: a person or vehicle seen once, within a step of its threshold, is looked at again.
-      for (const look of await this.lookAgain(doubts(frames, motion.pattern, judgeOf(this.options.manifest, rules)), clip, motion, chosen, signal)) {
+      for (const look of await this.lookAgain(doubts(frames, motion.pattern, judgeOf(this.options.manifest, rules)), clip, motion, chosen, signal, wet)) {
         frames.push(look.findings);
         count(look);
       }
@@ -174,7 +186,7 @@ export class ClipClassifier implements Classifier {
       // frame's moment and noise decided the clip. The first-look models look at another moment.
       const other = chosen.length === 1 && decide(frames, motion.pattern, this.options.manifest, rules).labels.includes('other')
         ? anotherMoment(motion.samples, [chosen[0]!.index], detailOf(clip), this.regionSide()) : undefined;
-      for (const look of other ? await this.inferLooks([other], clip, motion, signal) : []) {
+      for (const look of other ? await this.inferLooks([other], clip, motion, signal, wet) : []) {
         frames.push(look.findings);
         count(look);
       }
@@ -265,7 +277,7 @@ export class ClipClassifier implements Classifier {
    * view is still there); a thing too large for a closer view is looked at in another sample a
    * few tenths of a second away, where its box still moves: another moment's noise and pose.
    */
-  private async lookAgain(doubts: Doubt[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal) {
+  private async lookAgain(doubts: Doubt[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal, derain: boolean) {
     const taken = new Set(chosen.map((c) => c.index));
     const looks = doubts.slice(0, MAX_LOOKS).map((doubt): ChosenFrame => {
       const seenAt = chosen.find((c) => Math.abs(c.sample.t - doubt.t) < 1e-6)!;
@@ -276,7 +288,7 @@ export class ClipClassifier implements Classifier {
       if (index < 0) return { index: seenAt.index, sample: seenAt.sample, crop: closer };
       return { index, sample: motion.samples[index]!, crop: squareRegion(doubt.box, detailOf(clip), this.regionSide()) };
     });
-    return this.inferLooks(looks, clip, motion, signal);
+    return this.inferLooks(looks, clip, motion, signal, derain);
   }
 
   /** The first-look models on each look's region; its frame from those the motion pass kept, or decoded. */
@@ -338,8 +350,14 @@ export class ClipClassifier implements Classifier {
     for (const choice of chosen) {
       const frames = around(choice).map((i) => decoded.get(i)!);
       const own = decoded.get(choice.index)!;
-      const frame = frames.length > 1 ? Buffer.from(withoutDrops(frames.map((w) => w.frame), light).buffer) : own.frame;
-      yield { frame, size: own.size, choice, whole: own.whole };
+      if (frames.length === 1) {
+        yield { ...own, choice };
+        continue;
+      }
+      // the detail frame (for crops) and the whole views (a first look at the whole frame) alike
+      const dry = (views: Buffer[]) => Buffer.from(withoutDrops(views, light).buffer);
+      const whole = new Map([...own.whole.keys()].map((k) => [k, dry(frames.map((w) => w.whole.get(k)!))]));
+      yield { frame: dry(frames.map((w) => w.frame)), size: own.size, choice, whole, derained: reachOf(choice) > 1 };
     }
   }
 
@@ -383,7 +401,7 @@ export class ClipClassifier implements Classifier {
   }
 
   /** The models on the frame, looking closer (the region around its motion, the other tasks) while the motion is unexplained. */
-  private async inferFrame({ frame, size, choice, whole }: DecodedFrame, budget: FrameBudget | undefined, signal: AbortSignal) {
+  private async inferFrame({ frame, size, choice, whole, derained }: DecodedFrame, budget: FrameBudget | undefined, signal: AbortSignal) {
     const scores: Scores = {};
     // By view, whole frame first whatever ran first: of two equal findings the merge keeps the earlier.
     const views: { whole: Detection[]; region: Detection[] } = { whole: [], region: [] };
@@ -407,7 +425,7 @@ export class ClipClassifier implements Classifier {
       }
       return found.detections;
     };
-    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers }, inferenceMs, inferences, byModel });
+    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers, ...(derained ? { derained } : {}) }, inferenceMs, inferences, byModel });
     const runAll = async (models: LoadedModel[], crop: Box | undefined) => (await Promise.all(models.map((m) => run(m, crop)))).flat();
     // A detector takes the first look: at the region around the motion when there is one (what
     // moved, larger in its input than in the whole frame), else at the whole frame. When what

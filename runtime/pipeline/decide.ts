@@ -20,6 +20,8 @@ export interface FrameFindings {
   detections: Detection[];
   /** the boxes of things that fly the detector saw (a bird, or what it takes one for), a label or not */
   flyers?: Box[];
+  /** seen with the drops of heavy rain or snow taken out over a fifth of a second either side (each pixel's darkest, or brightest) */
+  derained?: boolean;
 }
 
 export interface Decision {
@@ -179,6 +181,19 @@ function dropPersonsInsideAnimals(frames: FrameFindings[], judge: Judge): FrameF
   });
 }
 
+/**
+ * Second opinion on frames with heavy rain taken out: each pixel's darkest over a fifth of a
+ * second either side (its brightest where the drops darken) smears a walker near enough to swing
+ * his limbs across his own width in that time into a dark trail, which the detector calls an
+ * animal. An animal whose box holds a person found in the same frame, less surely than the
+ * person, is that trail: the same body.
+ */
+function dropGhostsOfWalkers(frame: FrameFindings): FrameFindings {
+  if (!frame.derained) return frame;
+  const persons = frame.detections.filter((d) => d.label === 'person');
+  return withoutDetections(frame, (d) => d.label === 'animal' && persons.some((p) => p.score > d.score && covered(p.box, d.box) >= 0.8));
+}
+
 /** Things that fly, boxed at one moment besides a person or vehicle of their size, this many or more: a flock. */
 const FLOCK_OTHERS = 2;
 /** Of its size: the longer sides, in pixels, within this factor (a bird's box grows and shrinks with its wings' pose). */
@@ -322,13 +337,14 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
 
 /**
  * Step 1, second opinions on each frame: the camera's masks and label filters, close-ups of
- * animals taken for persons, unsure persons and vehicles on swaying leaves, persons inside an
- * animal seen at the same moment, persons and vehicles among a flock.
+ * animals taken for persons, walkers' trails in frames with heavy rain taken out, unsure persons
+ * and vehicles on swaying leaves, persons inside an animal seen at the same moment, persons and
+ * vehicles among a flock.
  */
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
   const unsure = (d: Detection) => d.score < judge.threshold(d.label);
-  const each = found.map((f) => dropUnsureOnFoliage(dropCloseUpPersons(applyCameraRules(f, judge.rules)), swaying, unsure));
+  const each = found.map((f) => dropUnsureOnFoliage(dropGhostsOfWalkers(dropCloseUpPersons(applyCameraRules(f, judge.rules))), swaying, unsure));
   return dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1);
 }
 
@@ -442,15 +458,28 @@ export function closerLooksSplit(looks: FrameFindings[], manifest: Manifest, rul
 }
 
 /**
- * Step 5, the risk: intrusion for a person or vehicle found inside the camera's zones that did
- * not stay put and whose box moves where it is (in rain: more than the rain around it), or that
- * was found on the path a small mover went (looked at closer); danger for a person found who
- * does not move through the view; safe otherwise. Answers the intruder's score too.
+ * A small mover that went its own length or more was inside the box at time t (its course
+ * within SAME_MOMENT_S of it): the body the detector boxed there went somewhere.
  */
-export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, rainy: boolean, judge: Judge, aspect = 1): { risk: Risk; intrusion: number } {
+export function onCourse(box: Box, t: number, movers: MoverTrack[]): boolean {
+  return movers.some((m) => m.travel >= 1 && m.course.some((p) =>
+    Math.abs(p.t - t) <= SAME_MOMENT_S && p.x >= box.x && p.x <= box.x + box.w && p.y >= box.y && p.y <= box.y + box.h));
+}
+
+/**
+ * Step 5, the risk: intrusion for a person or vehicle found inside the camera's zones that did
+ * not stay put and whose box moves where it is (in rain: more than the rain around it, or a
+ * small mover went through it then), or that was found on the path a small mover went (looked
+ * at closer); danger for a person found who does not move through the view; safe otherwise.
+ * Answers the intruder's score too. movers: in rain, the small movers followed.
+ */
+export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, rainy: boolean, judge: Judge, aspect = 1, movers: MoverTrack[] = []): { risk: Risk; intrusion: number } {
   const { rules } = judge;
-  const boxMoves = (d: Detection, sample: MotionSample) =>
-    rainy ? standsOut(d.box, sample) >= 0.25 : movingShare(d.box, sample) >= (MOVING_SHARE[d.label] ?? 0.1);
+  // In rain, the motion pass's grid flickers everywhere, and heavy rain at night leaves a walker
+  // no solid cells of his own: the small movers, which follow him with the drops taken out at a
+  // finer size, show where he went.
+  const boxMoves = (d: Detection, frame: FrameFindings) =>
+    rainy ? standsOut(d.box, frame.sample) >= 0.25 || onCourse(d.box, frame.t, movers) : movingShare(d.box, frame.sample) >= (MOVING_SHARE[d.label] ?? 0.1);
   // Seen at the same place in frames a while apart, even unsure there: parked, seated, standing.
   // Present, not intruding. The same place in the scene: on a camera that moved, where the other
   // frame's box lies in this frame's view.
@@ -484,7 +513,7 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
       // A finding without a box (a whole-frame classification) counts when its frame moved, but
       // not in rain, where every frame does.
       const moving = boxes.length
-        ? boxes.filter((d) => onPath(d, frame.sample) || (!stayedPut(d, frame) && boxMoves(d, frame.sample)))
+        ? boxes.filter((d) => onPath(d, frame.sample) || (!stayedPut(d, frame) && boxMoves(d, frame)))
         : !rainy && frame.sample.region !== undefined && inZone(frame.sample.region, rules) ? [{ score }] : [];
       for (const d of moving) intrusion = Math.max(intrusion, d.score);
       if (label === 'person' && moving.length === 0) stillPerson = true;
@@ -519,7 +548,9 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   const isFound = foundRule(frames, judge);
   const creatures = creaturesWhereNoOne(scores, frames, isFound, judge, movers);
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => isFound(l, scores[l]!));
-  const { risk, intrusion } = riskOf(frames, isFound, labels.includes('rain'), judge, pattern.aspect);
+  const rainy = labels.includes('rain');
+  const followed = rainy && movers ? movers().moved ?? [] : [];
+  const { risk, intrusion } = riskOf(frames, isFound, rainy, judge, pattern.aspect, followed);
   if (intrusion > 0) {
     raise(scores, 'intrusion', intrusion);
     labels.push('intrusion');

@@ -38,6 +38,8 @@ export interface MoverTrack {
   contrast: number;
   /** its median velocity in px a second (fine frame), to tell a common flow */
   velocity: { x: number; y: number };
+  /** where it went: its blob's centre smoothed over half seconds, in 0..1 of the frame, in time order */
+  course: Array<{ t: number; x: number; y: number }>;
 }
 
 export interface SmallMovers {
@@ -55,6 +57,12 @@ export interface SmallMovers {
    * infrared is dim and grainy
    */
   faint: MoverTrack[];
+  /**
+   * every track that went its own length or more, getting there continuously, whatever it is:
+   * in rain the parts of a walker the drops left him (his head, a leg) are followed apart, and
+   * move alike as a flow's tracks do, but each went where he went
+   */
+  moved?: MoverTrack[];
   /** 0..1: how sure the evidence makes a creature, 0 when there is none */
   score: number;
   /** in rain or snow, how the drops were taken out (derained): closer looks take them out the same way */
@@ -375,6 +383,7 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
     turning: length > 0 ? 1 - net / length : 0,
     pausing: seconds > 0 ? still / seconds : 0,
     velocity: { x: median(steps.map((s) => s.x)), y: median(steps.map((s) => s.y)) },
+    course: points.map((p) => ({ t: p.t, x: p.x / width, y: p.y / height })),
   };
 }
 
@@ -525,6 +534,6 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   // walker in the rain), never taken for a creature by how it moves
   const creatures = options.falling ? [] : alone.filter((t) => !cut.has(t) && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
   const travellers = alone.filter((t) => !creatures.includes(t));
-  if (creatures.length === 0) return { ...none, travellers, faint };
-  return { ...none, creatures, travellers, faint, score: followedScore(Math.max(...creatures.map((c) => c.seconds))) };
+  if (creatures.length === 0) return { ...none, travellers, faint, moved: moving };
+  return { ...none, creatures, travellers, faint, moved: moving, score: followedScore(Math.max(...creatures.map((c) => c.seconds))) };
 }

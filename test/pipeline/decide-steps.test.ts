@@ -61,6 +61,18 @@ describe('decide, step 1: second opinions on each frame', () => {
     }
   });
 
+  it('in a frame with heavy rain taken out (each pixel\'s darkest over a fifth of a second), an animal box holding a surer person is the walker\'s trail: dropped; not in a frame as it was, nor around a less sure person', () => {
+    const walking = person(0.58, { x: 0.49, y: 0.44, w: 0.02, h: 0.11 });
+    const trail: Detection = { label: 'animal', score: 0.5, box: { x: 0.22, y: 0, w: 0.56, h: 1 } };
+    const derained = { ...frame(1.5, [walking, trail], walker(0.4)), derained: true };
+    const [f] = secondOpinions([derained], pattern, judge);
+    expect(f!.detections).to.deep.equal([walking]);
+    expect(f!.scores.animal).to.equal(0);
+    expect(secondOpinions([{ ...derained, derained: false }], pattern, judge)[0]!.detections, 'the frame as it was').to.have.length(2);
+    const surer = { ...trail, score: 0.7 };
+    expect(secondOpinions([{ ...frame(1.5, [walking, surer], walker(0.4)), derained: true }], pattern, judge)[0]!.detections, 'an animal surer than the person stays (and the person inside it is its part)').to.deep.equal([surer]);
+  });
+
   it('a person box inside an animal seen surer and at least twice its size at the same moment is the animal\'s head: dropped; not a surer person, nor one seen a while apart', () => {
     const cat: Detection = { label: 'animal', score: 0.95, box: { x: 0.05, y: 0.1, w: 0.8, h: 0.85 } };
     const face = person(0.84, { x: 0.42, y: 0.1, w: 0.35, h: 0.4 });
@@ -191,7 +203,7 @@ describe('decide, step 3: what counts as found', () => {
 });
 
 describe('decide, step 4: small creatures where no one is', () => {
-  const track = (box: Box): MoverTrack => ({ box, from: 1, to: 3, seconds: 2, sightings: 20, travel: 4, turning: 0.3, pausing: 0.3, hops: 0, contrast: 3, velocity: { x: 5, y: 0 } });
+  const track = (box: Box): MoverTrack => ({ box, from: 1, to: 3, seconds: 2, sightings: 20, travel: 4, turning: 0.3, pausing: 0.3, hops: 0, contrast: 3, velocity: { x: 5, y: 0 }, course: [] });
   const spider: Box = { x: 0.4, y: 0.7, w: 0.05, h: 0.05 };
   /** The small movers, counting how often they are asked for. */
   function movers(creatures: MoverTrack[], score = 0.6, travellers: MoverTrack[] = []) {
@@ -314,6 +326,25 @@ describe('decide, step 5: the risk', () => {
     expect(risk(inRain('box'), true).risk).to.equal('intrusion');
     expect(risk(inRain('everywhere'), true)).to.deep.equal({ risk: 'danger', intrusion: 0 });
     expect(risk(inRain('everywhere'), false).risk, 'dry, the same cells are motion under the box').to.equal('intrusion');
+  });
+
+  it('in rain a box a small mover went through at that time moves (heavy rain leaves a walker no cells of his own); not one it passed at another time, nor one that went nowhere', () => {
+    const drowned = crossing(0.8).map((f) => ({ ...f, sample: { ...f.sample, solidCells: cells().fill(1) } }));
+    // the walker's boxes are at x 0.1, 0.4, 0.7 (0.1 wide, y 0.3 to 0.7) at 0, 1.5 and 3 s
+    const mover = (course: MoverTrack['course'], travel = 6): MoverTrack => ({
+      box: { x: 0.1, y: 0.4, w: 0.7, h: 0.2 }, from: course[0]!.t, to: course[course.length - 1]!.t, seconds: 3, sightings: 30,
+      travel, turning: 0, pausing: 0, hops: 0.2, contrast: 1.5, velocity: { x: 20, y: 0 }, course,
+    });
+    const along = mover([0, 0.5, 1, 1.5, 2, 2.5, 3].map((t) => ({ t, x: 0.15 + t * 0.2, y: 0.5 })));
+    const inRain = (movers: MoverTrack[]) => riskOf(drowned, foundRule(drowned, judge), true, judge, 1, movers);
+    expect(inRain([along])).to.deep.equal({ risk: 'intrusion', intrusion: 0.8 });
+    expect(inRain([])).to.deep.equal({ risk: 'danger', intrusion: 0 });
+    const late = mover([4, 4.5, 5].map((t) => ({ t, x: 0.15 + (t - 4) * 0.3, y: 0.5 })));
+    expect(inRain([late]).risk, 'through the boxes, a second after').to.equal('danger');
+    const jitter = mover([0, 1.5, 3].map((t) => ({ t, x: 0.15 + t * 0.2, y: 0.5 })), 0.5);
+    expect(inRain([jitter]).risk, 'a mover that went less than its own length').to.equal('danger');
+    const seated = [0, 1.5, 3].map((t) => ({ ...drowned[0]!, t }));
+    expect(riskOf(seated, foundRule(seated, judge), true, judge, 1, [along]).risk, 'one who stayed put, a mover passing through').to.equal('danger');
   });
 
   it("outside every zone of the camera (the box's bottom-centre), neither intrusion nor danger", () => {

@@ -199,6 +199,13 @@ describe('small movers (pure)', () => {
     const movers = findSmallMovers(frames([{ at: lane(30), half: 2, shade: -60 }, { at: lane(60), half: 2, shade: -60 }, { at: lane(90), half: 2, shade: -60 }]), W, H);
     expect(movers.creatures).to.deep.equal([]);
     expect(movers.travellers).to.deep.equal([]);
+    // each still went its way (in rain, the parts of one walker move alike so): where each was, when
+    expect(movers.moved).to.have.length(3);
+    for (const [i, y] of [30, 60, 90].entries()) {
+      const lane = movers.moved!.find((m) => Math.abs(m.course[0]!.y * H - y) < 2);
+      expect(lane, `the lane at ${y}`).to.not.equal(undefined);
+      for (const p of lane!.course) expect(p.x * W, `lane ${i} at ${p.t} s`).to.be.within(20 + p.t * 15 - 2, 20 + p.t * 15 + 2);
+    }
   });
 
   it('the camera brightening and dimming (automatic exposure): no creature', () => {
@@ -230,7 +237,7 @@ describe('small creatures in the decision', () => {
     score: 0.9,
     travellers: [],
     faint: [],
-    creatures: [{ box: spider, from: 0, to: 9.8, seconds: 9.8, sightings: 50, travel: 10, turning: 0.4, pausing: 0.5, hops: 0.2, contrast: 3, velocity: { x: 0, y: 0 } }],
+    creatures: [{ box: spider, from: 0, to: 9.8, seconds: 9.8, sightings: 50, travel: 10, turning: 0.4, pausing: 0.5, hops: 0.2, contrast: 3, velocity: { x: 0, y: 0 }, course: [] }],
   };
   const grid = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
   const personFrame = (t: number): FrameFindings => ({

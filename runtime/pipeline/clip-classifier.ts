@@ -8,7 +8,7 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, type Doubt, type FrameFindings } from './decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, type Doubt, type FrameFindings } from './decide.js';
 import { dropWindow, withoutDrops } from './pixel-median.js';
 import type { MoverTrack } from './small-movers.js';
 import { anotherMoment, chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
@@ -179,6 +179,14 @@ export class ClipClassifier implements Classifier {
       frames.sort((a, b) => a.t - b.t);
       // Margins: a person or vehicle seen once, within a step of its threshold, is looked at again.
       for (const look of await this.lookAgain(doubts(frames, motion.pattern, judgeOf(this.options.manifest, rules)), clip, motion, chosen, signal, wet)) {
+        frames.push(look.findings);
+        count(look);
+      }
+      // In lighter rain the first look saw the frames as they are; where it found no one, it
+      // looks at the same moments with the drops taken out (a far walker in a drizzle, too dim
+      // for the detector under the drops).
+      const dryAgain = rainy && !wet && !someoneFound(frames, motion.pattern, this.options.manifest, rules) ? chosen : [];
+      for (const look of dryAgain.length ? await this.inferLooks(dryAgain, clip, motion, signal, true) : []) {
         frames.push(look.findings);
         count(look);
       }

@@ -393,6 +393,14 @@ export function creaturesWhereNoOne(scores: Scores, frames: FrameFindings[], fou
   return creatures;
 }
 
+/** A person or vehicle counts as found in these frames (after the second opinions). */
+export function someoneFound(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules): boolean {
+  const judge = judgeOf(manifest, rules);
+  const frames = secondOpinions(found, pattern, judge);
+  const isFound = foundRule(frames, judge);
+  return frames.some((f) => judge.intruders.some((l) => isFound(l, f.scores[l] ?? 0)));
+}
+
 /**
  * Small movers the detectors look at closer (clip-classifier), creatures before they count as
  * animals, travellers on a steady course and faint movers: at night a far walker is a small
@@ -401,11 +409,7 @@ export function creaturesWhereNoOne(scores: Scores, frames: FrameFindings[], fou
  * camera's zones.
  */
 export function moversToCheck(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules: CameraRules | undefined, movers: () => SmallMovers): MoverTrack[] {
-  const judge = judgeOf(manifest, rules);
-  const frames = secondOpinions(found, pattern, judge);
-  const isFound = foundRule(frames, judge);
-  const someone = frames.some((f) => judge.intruders.some((l) => isFound(l, f.scores[l] ?? 0)));
-  if (someone) return [];
+  if (someoneFound(found, pattern, manifest, rules)) return [];
   const { creatures, travellers, faint } = movers();
   // the longest followed first; the faint ones after all the others
   const longest = (tracks: MoverTrack[]) => [...tracks].sort((a, b) => b.sightings - a.sightings);

@@ -28,6 +28,12 @@ export interface MoverTrack {
   sightings: number;
   /** straight-line distance from the start of its path to the end, over its own size */
   travel: number;
+  /**
+   * how far it went in the half seconds it moved (not stood still, as `pausing` counts them),
+   * over its own size: a drift of a pixel now and then over half a minute (a shadow as the sun
+   * moves, a glint on a parked car) goes its own length in none
+   */
+  striding: number;
   /** how its course bent: 1 - net distance / length of the path smoothed over half seconds */
   turning: number;
   /** the share of its lifetime it stood still (a creature stops and runs on; a carried thing keeps its pace) */
@@ -102,7 +108,11 @@ const MIN_SECONDS = 1;
 const MIN_PRESENCE = 0.7;
 /** ...standing out from the background by twice what its pixels' noise allows (noise barely crosses the threshold, a thing stands clear of it)... */
 const MIN_CONTRAST = 2;
-/** ...going somewhere: at least its own length away from where it started (flicker, sway and jitter stay in place)... */
+/**
+ * ...going somewhere: at least its own length away from where it started (flicker, sway and
+ * jitter stay in place); a creature goes its own length in the half seconds it moves, too (a
+ * shadow or a glint drifts a pixel now and then, and is as far after half a minute)...
+ */
 const MIN_TRAVEL = 1;
 /**
  * ...and farther than a blob's centre wanders while it stays: as its edge pixels cross the
@@ -358,10 +368,12 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
   }
   let length = 0;
   let still = 0;
+  let strides = 0;
   for (let i = 1; i < points.length; i++) {
     const step = Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
     length += step;
     if (step < Math.max(1, size / 2)) still += points[i]!.t - points[i - 1]!.t; // stood (nearly) still for that half second
+    else strides += step;
   }
   const net = points.length > 1 ? Math.hypot(points[points.length - 1]!.x - points[0]!.x, points[points.length - 1]!.y - points[0]!.y) : 0;
   const steps = track.slice(1).map((b, i) => ({ x: (b.x - track[i]!.x) / (b.t - track[i]!.t), y: (b.y - track[i]!.y) / (b.t - track[i]!.t) }));
@@ -380,6 +392,7 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
     contrast: median(track.map((b) => b.contrast)),
     hops: path > 0 ? hopped / path : 0,
     travel: net / Math.max(size, STAYING_PX),
+    striding: strides / Math.max(size, STAYING_PX),
     turning: length > 0 ? 1 - net / length : 0,
     pausing: seconds > 0 ? still / seconds : 0,
     velocity: { x: median(steps.map((s) => s.x)), y: median(steps.map((s) => s.y)) },
@@ -532,7 +545,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   const faint = moving.filter((t) => t.contrast < MIN_CONTRAST && t.hops <= FAINT_MAX_HOPS && alike(t, moving) < FLOW_TRACKS - 1);
   // in rain, specks of drops left over link up now and then, so what moves is only looked at (a
   // walker in the rain), never taken for a creature by how it moves
-  const creatures = options.falling ? [] : alone.filter((t) => !cut.has(t) && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
+  const creatures = options.falling ? [] : alone.filter((t) => !cut.has(t) && t.striding >= MIN_TRAVEL && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
   const travellers = alone.filter((t) => !creatures.includes(t));
   if (creatures.length === 0) return { ...none, travellers, faint, moved: moving };
   return { ...none, creatures, travellers, faint, moved: moving, score: followedScore(Math.max(...creatures.map((c) => c.seconds))) };

@@ -114,6 +114,16 @@ describe('small movers (pure)', () => {
     expect(movers.faint).to.deep.equal([]);
   });
 
+  it('a speck drifting a pixel every few seconds for half a minute (a shadow as the sun moves, a glint on a parked car): never a creature, though it ends up farther than its own length', () => {
+    const drifting = (t: number) => ({ x: 60 + Math.floor(t / 5), y: 70 });
+    const movers = findSmallMovers(frames([{ at: drifting, half: 1, shade: -60 }], { seconds: 30 }), W, H);
+    expect(movers.creatures).to.deep.equal([]);
+    expect(movers.score).to.equal(0);
+    // the same speck going those pixels in a second, between two long waits: a creature
+    const dashing = (t: number) => ({ x: t < 14 ? 60 : t < 15 ? 60 + 6 * (t - 14) : 66, y: 70 });
+    expect(findSmallMovers(frames([{ at: dashing, half: 1, shade: -60 }], { seconds: 30 }), W, H).creatures).to.have.length(1);
+  });
+
   it('a thing cut by the edge of the view, stopping and going along it: not a creature (what shows of it comes and goes), a traveller to look at', () => {
     const along = (x: number) => (t: number) => ({ x, y: crawler(t).y });
     const inView = findSmallMovers(frames([{ at: along(30), half: 1, shade: -60 }]), W, H);
@@ -237,7 +247,7 @@ describe('small creatures in the decision', () => {
     score: 0.9,
     travellers: [],
     faint: [],
-    creatures: [{ box: spider, from: 0, to: 9.8, seconds: 9.8, sightings: 50, travel: 10, turning: 0.4, pausing: 0.5, hops: 0.2, contrast: 3, velocity: { x: 0, y: 0 }, course: [] }],
+    creatures: [{ box: spider, from: 0, to: 9.8, seconds: 9.8, sightings: 50, travel: 10, striding: 10, turning: 0.4, pausing: 0.5, hops: 0.2, contrast: 3, velocity: { x: 0, y: 0 }, course: [] }],
   };
   const grid = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
   const personFrame = (t: number): FrameFindings => ({

@@ -182,10 +182,12 @@ export class ClipClassifier implements Classifier {
         frames.push(look.findings);
         count(look);
       }
-      // In lighter rain the first look saw the frames as they are; where it found no one, it
-      // looks at the same moments with the drops taken out (a far walker in a drizzle, too dim
-      // for the detector under the drops).
-      const dryAgain = rainy && !wet && !someoneFound(frames, motion.pattern, this.options.manifest, rules) ? chosen : [];
+      // In lighter rain the first look saw the frames as they are; where it found no one, and
+      // the small movers followed something going its way under the drops, it looks at the same
+      // moments with the drops taken out (a far walker in a drizzle, too dim for the detector
+      // under the drops). Rain over an empty scene is not looked at twice.
+      const goingSomewhere = () => motion.smallMovers().travellers.length + motion.smallMovers().faint.length > 0;
+      const dryAgain = rainy && !wet && !someoneFound(frames, motion.pattern, this.options.manifest, rules) && goingSomewhere() ? chosen : [];
       for (const look of dryAgain.length ? await this.inferLooks(dryAgain, clip, motion, signal, true) : []) {
         frames.push(look.findings);
         count(look);

@@ -22,6 +22,11 @@ export function centreDistance(a: Box, b: Box, aspect = 1): number {
   return Math.hypot((a.x + a.w / 2 - (b.x + b.w / 2)) * aspect, a.y + a.h / 2 - (b.y + b.h / 2));
 }
 
+/** Whether a point (in 0..1 of the frame, as boxes are) lies in a box, its edges included. */
+export function inside(p: { x: number; y: number }, b: Box): boolean {
+  return p.x >= b.x && p.x <= b.x + b.w && p.y >= b.y && p.y <= b.y + b.h;
+}
+
 /** Share of `inner` that lies inside `outer`. */
 export function covered(inner: Box, outer: Box): number {
   const w = Math.min(inner.x + inner.w, outer.x + outer.w) - Math.max(inner.x, outer.x);

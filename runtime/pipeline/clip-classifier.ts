@@ -187,8 +187,8 @@ export class ClipClassifier implements Classifier {
       // moments with the drops taken out (a far walker in a drizzle, too dim for the detector
       // under the drops). Rain over an empty scene is not looked at twice.
       const goingSomewhere = () => motion.smallMovers().travellers.length + motion.smallMovers().faint.length > 0;
-      const dryAgain = rainy && !wet && !someoneFound(frames, motion.pattern, this.options.manifest, rules) && goingSomewhere() ? chosen : [];
-      for (const look of dryAgain.length ? await this.inferLooks(dryAgain, clip, motion, signal, true) : []) {
+      const dryAgain = rainy && !wet && !someoneFound(frames, motion.pattern, this.options.manifest, rules) && goingSomewhere();
+      for (const look of dryAgain ? await this.inferLooks(chosen, clip, motion, signal, true) : []) {
         frames.push(look.findings);
         count(look);
       }
@@ -341,8 +341,8 @@ export class ClipClassifier implements Classifier {
 
   /**
    * The chosen samples with the rain taken out (in order) as the small movers took it out
-   * (pixel-median.ts, withoutDrops): each detail frame the median of it and the samples either
-   * side, or, in heavy rain whose drops brighten what they cross, each pixel's darkest over a
+   * (pixel-median.ts, withoutDrops), the detail frame and the whole views alike: each the median
+   * of it and the samples either side, or, in heavy rain whose drops brighten what they cross, each pixel's darkest over a
    * fifth of a second either side (its brightest where they darken); those in `shorter` over
    * the samples either side only. A drop is in one sample only; a walker a tenth of a second on
    * has moved less than his width.

@@ -3,7 +3,7 @@
 // the motion pattern, and the risk rules (runtime/pipeline/README.md, "Labels and risk").
 import type { Box, CameraRules, Detection, KeyFrame, Risk, Scores, ServiceLabel } from '../core/analysis.js';
 import type { Manifest } from '../core/model-manifest.js';
-import { area, centreDistance, covered, iou } from './boxes.js';
+import { area, centreDistance, covered, inside, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
@@ -467,7 +467,7 @@ export function closerLooksSplit(looks: FrameFindings[], manifest: Manifest, rul
  */
 export function onCourse(box: Box, t: number, movers: MoverTrack[]): boolean {
   return movers.some((m) => m.travel >= 1 && m.course.some((p) =>
-    Math.abs(p.t - t) <= SAME_MOMENT_S && p.x >= box.x && p.x <= box.x + box.w && p.y >= box.y && p.y <= box.y + box.h));
+    Math.abs(p.t - t) <= SAME_MOMENT_S && inside(p, box)));
 }
 
 /**

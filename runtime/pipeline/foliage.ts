@@ -5,6 +5,7 @@
 // summed up over the clip (describeSway), and turned into evidence for plant, wind and flag
 // (swayFindings, flagFinding).
 import type { Box } from '../core/analysis.js';
+import { inside } from './boxes.js';
 import { cellGroups } from './cell-groups.js';
 
 /** The grid the motion pass counts on (motion.ts's MOTION_GRID). */
@@ -325,7 +326,6 @@ export interface SwayFindings {
 }
 
 const cellCentre = (c: number, grid: Grid) => ({ x: ((c % grid.x) + 0.5) / grid.x, y: (Math.floor(c / grid.x) + 0.5) / grid.y });
-const inside = (p: { x: number; y: number }, b: Box) => p.x >= b.x && p.x <= b.x + b.w && p.y >= b.y && p.y <= b.y + b.h;
 
 /**
  * Foliage and flutters from how the cells moved. Cells under `explained` boxes (a person,

@@ -12,6 +12,7 @@ import { NaivePipeline } from './naive-bench.js';
 import { benchAgainst, benchCost, benchQuality, BEFORE_NUISANCE_COMMIT, madeClips, realClips } from './quality-bench.js';
 import { benchRetention } from './retention-bench.js';
 import { variantTables } from './variants-bench.js';
+import { weatherTables } from './weather-bench.js';
 import { scratchTmp } from './scratch.js';
 import { benchWatch } from './watch-bench.js';
 import { formatTable } from './table.js';
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   }))) + '\n');
 
   process.stdout.write(await variantTables(known));
+  process.stdout.write(await weatherTables());
 
   // What the nuisance rules cost per real clip, against the runtime before them, built from the history.
   const beforeNuisance = buildBefore(BEFORE_NUISANCE_COMMIT);

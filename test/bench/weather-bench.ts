@@ -1,0 +1,88 @@
+// The nuisance scenes in weather: rain and snow over foliage in wind, a flag, the night lot and
+// a bush beside a walker, as they come together outdoors. A person watching would name the
+// weather or the nuisance and raise nothing; a walker among them is still an intrusion.
+// Outcomes only (CPU is the quality table's).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ModelService } from '../../runtime/models/model-service.js';
+import { probeClip } from '../../runtime/pipeline/probe.js';
+import { tempDir } from '../support/clips.js';
+import { nightViewClip } from '../support/night.js';
+import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from '../support/nuisance-clips.js';
+import { media } from '../support/paths.js';
+import { weatherClip, type Weather } from '../support/weather.js';
+import { misses, startService, type Expectation } from './quality-bench.js';
+import { formatTable } from './table.js';
+
+/** The weathers each scene is seen in, by name. */
+export const WEATHERS: Record<string, Weather> = {
+  drizzle: { kind: 'rain', density: 'drizzle' },
+  rain: { kind: 'rain', density: 'rain' },
+  'light snow': { kind: 'snow', density: 'light' },
+  'heavy snow': { kind: 'snow', density: 'heavy' },
+};
+
+const NO_ONE: Pick<Expectation, 'mustNot' | 'risks'> = { mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] };
+
+/** The scenes, dry, with what they must come out as in any weather. */
+export async function weatherScenes(dir: string): Promise<Expectation[]> {
+  return [
+    { name: 'trees swaying in wind', file: await treesInWindClip(path.join(dir, 'trees.mp4')), must: [], anyOf: ['plant', 'wind', 'rain'], ...NO_ONE },
+    { name: 'sunflowers swaying in wind', file: await sunflowerInWindClip(path.join(dir, 'sunflowers.mp4')), must: [], anyOf: ['plant', 'wind', 'rain'], ...NO_ONE },
+    { name: 'a flag fluttering on a pole', file: await flagClip(path.join(dir, 'flag.mp4'), { cloth: 'bands' }), must: [], anyOf: ['flag', 'rain'], ...NO_ONE },
+    { name: 'the parking lot at night (infrared)', file: await nightViewClip(media('real/parking_overhead_cars.mp4'), path.join(dir, 'night-lot.mp4')), must: ['rain'], ...NO_ONE },
+    {
+      name: 'a bush swaying beside the worker walking',
+      file: await foliageOverClip(media('real/worker_hardhat_walking.mp4'), path.join(dir, 'bush-worker.mp4'), { width: 480, height: 270, fps: 15, corner: 'left' }),
+      must: ['person', 'intrusion'], mustNot: ['vehicule', 'animal'], risks: ['intrusion'],
+    },
+  ];
+}
+
+async function classify(service: ModelService, file: string) {
+  const lease = await service.acquire();
+  try {
+    return await lease.classifier.classify(await probeClip(file), new AbortController().signal);
+  } finally {
+    lease.release();
+  }
+}
+
+/** Each scene in each weather through the default pack: what it got, and whether that is right. */
+export async function benchWeather(): Promise<{ rows: Array<Record<string, string>>; totals: Array<Record<string, string>> }> {
+  const dir = tempDir('vigil-weather-');
+  const scenes = await weatherScenes(dir);
+  const service = await startService('default');
+  const rows: Array<Record<string, string>> = [];
+  const right = new Map<string, number>();
+  try {
+    for (const [i, e] of scenes.entries()) {
+      const row: Record<string, string> = { scene: e.name, expected: `${[...e.must, ...(e.anyOf ? [e.anyOf.join('|')] : [])].join('+')} / ${e.risks.join('|')}` };
+      for (const [name, weather] of Object.entries(WEATHERS)) {
+        const file = await weatherClip(e.file, path.join(dir, `${i}-${Object.keys(WEATHERS).indexOf(name)}.mp4`), weather);
+        const a = await classify(service, file);
+        const wrong = misses(e, a);
+        if (wrong.length === 0) right.set(name, (right.get(name) ?? 0) + 1);
+        row[name] = `${a.labels.join(', ')} / ${a.risk}${wrong.length ? ` (NO: ${wrong.join(', ')})` : ''}`;
+      }
+      rows.push(row);
+    }
+  } finally {
+    await service.stop();
+  }
+  const totals = Object.keys(WEATHERS).map((name) => ({ weather: name, right: `${right.get(name) ?? 0} of ${scenes.length}` }));
+  return { rows, totals };
+}
+
+/** The two tables of this section, printed. */
+export async function weatherTables(): Promise<string> {
+  const { rows, totals } = await benchWeather();
+  return formatTable('The nuisance scenes in rain and snow made over them (default pack; target: every scene right in every weather)', rows) + '\n'
+    + formatTable('Weathers right', totals) + '\n';
+}
+
+// `node dist/test/bench/weather-bench.js`: this section alone
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  process.stdout.write(await weatherTables());
+  process.exit(0);
+}

@@ -513,11 +513,15 @@ export function recurrence(a: TransientMap, b: TransientMap): number {
 
 /**
  * Whether the flake at (x, y) of `cur` fell there since `prev` (laid onto cur by the camera's
- * shift): the best 5x5 match of its patch in `prev`, looked for up to FLAKE_REACH of the frame
- * height above it and as far to either side, is at least FLAKE_FALL px higher, within 45 degrees
- * of the vertical, and is the flake itself: it differs from the patch by less than half of what
- * the patch differs from `prev` at its own place, where the flake is not (on a plain background
- * any flat patch would otherwise do).
+ * shift): where it is, `cur` gained on `prev`; where it was, `prev` had what `cur` lost. The
+ * best match of its gain (the 5x5 patch of cur - prev, its positive part) among the losses
+ * (prev - cur, its positive part) up to FLAKE_REACH of the frame height above it and as far to
+ * either side is at least FLAKE_FALL px higher, within 45 degrees of the vertical, and is the
+ * flake itself: it differs from the gain by less than half of the gain (nothing lost anywhere,
+ * or noise, matches no better than that). A still background, plain or textured (a lawn, a
+ * tree line), is in both samples and drops out of the difference; a flake is a few pixels
+ * across and semi-transparent, and a patch of its own pixels and the background behind it
+ * would match nowhere above over a textured background.
  */
 export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake: Pick<Particle, 'x' | 'y'>): boolean {
   const { width, height } = cur;
@@ -540,14 +544,36 @@ export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake
     }
     return sad;
   };
-  const difference = (ox: number, oy: number, bound: number) => patchDifference(cx, cy, ox, oy, bound);
-  const here = difference(0, 0, Infinity);
-  let best = here / 2; // a match must beat half of this to count at all
+  // the flake's gain: cur over prev where it is now
+  const gain = new Int16Array(25);
+  let gained = 0;
+  for (let ky = -2; ky <= 2; ky++) {
+    for (let kx = -2; kx <= 2; kx++) {
+      const px = cx + kx + sx, py = cy + ky + sy;
+      const was = px >= 0 && py >= 0 && px < width && py < height ? prev.data[py * width + px]! : cur.data[(cy + ky) * width + cx + kx]!;
+      const g = Math.max(0, cur.data[(cy + ky) * width + cx + kx]! - was);
+      gain[(ky + 2) * 5 + kx + 2] = g;
+      gained += g;
+    }
+  }
+  /** how the loss (prev - cur, positive part) at (x, y) of cur differs from the flake's gain */
+  const lossDifference = (x: number, y: number, bound: number) => {
+    const px = x + sx, py = y + sy;
+    if (x < 2 || y < 2 || x >= width - 2 || y >= height - 2 || px < 2 || py < 2 || px >= width - 2 || py >= height - 2) return Infinity;
+    let sad = 0;
+    for (let ky = -2; ky <= 2 && sad < bound; ky++) {
+      const crow = (y + ky) * width + x;
+      const prow = (py + ky) * width + px;
+      for (let kx = -2; kx <= 2; kx++) sad += Math.abs(Math.max(0, prev.data[prow + kx]! - cur.data[crow + kx]!) - gain[(ky + 2) * 5 + kx + 2]!);
+    }
+    return sad;
+  };
+  let best = gained / 2; // a match must beat half of the gain to count at all
   let bestX = 0;
   let bestY = 0;
-  for (let oy = -reach; oy <= 1; oy++) {
+  for (let oy = -reach; oy <= -FLAKE_FALL; oy++) {
     for (let ox = -reach; ox <= reach; ox++) {
-      const sad = difference(ox, oy, best);
+      const sad = lossDifference(cx + ox, cy + oy, best);
       if (sad < best) {
         best = sad;
         bestX = ox;

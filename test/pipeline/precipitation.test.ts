@@ -125,6 +125,21 @@ describe('precipitation analysis', () => {
     expect(fellFrom(plain(90), draw(plain(90), 100, 48, 3, 3, 240), still, { x: 101, y: 49 })).to.equal(false);
   });
 
+  it('a flake falling over fine texture (leaves, a lawn), seen through as flakes are: found falling; one that rose or came from nowhere is not', () => {
+    const rnd = random(21);
+    const leaves = new Uint8Array(W * H).map(() => 60 + Math.floor(rnd() * 90)); // a leaf's worth of light and shade every pixel
+    const foliage = (): GrayFrame => ({ data: leaves.slice(), width: W, height: H });
+    // a flake 3 px across lets through two fifths of what is behind it
+    const flake = (f: GrayFrame, x0: number, y0: number) => {
+      for (let y = y0; y < y0 + 3; y++) for (let x = x0; x < x0 + 3; x++) f.data[y * W + x] = Math.round(0.6 * 235 + 0.4 * f.data[y * W + x]!);
+      return f;
+    };
+    const prev = flake(foliage(), 100, 40);
+    expect(fellFrom(prev, flake(foliage(), 102, 48), still, { x: 103, y: 49 })).to.equal(true);
+    expect(fellFrom(prev, flake(foliage(), 100, 32), still, { x: 101, y: 33 }), 'it rose').to.equal(false);
+    expect(fellFrom(foliage(), flake(foliage(), 200, 100), still, { x: 201, y: 101 }), 'it appeared from nowhere').to.equal(false);
+  });
+
   it('a bright speck that moved down with the texture around it (a near leaf\'s parallax under a handheld camera) did not fall', () => {
     const leaves = scene(11); // textured: a plant close to the lens
     const prev = draw(frame(leaves), 100, 40, 3, 3, 240);

@@ -105,13 +105,15 @@ describe('classification outcomes (default pack, real models)', function () {
   // At night the illuminator lights the drops near the lens far brighter than the scene; in a
   // downpour they merge into sheets where no streak stands apart (precipitation.ts, fallingTexture).
   let night: string | undefined; // the lot at night, still, made once
-  for (const weather of [{ kind: 'rain', density: 'rain' }, { kind: 'rain', density: 'downpour' }, { kind: 'snow', density: 'heavy' }] as const) {
-    const name = weather.kind === 'snow' ? 'heavy snow' : weather.density;
-    it(`${name} at night over a parking lot in infrared: rain, safe`, async () => {
+  // Specks of light on a dark view are what the classifier's "nematode" micrographs show (light
+  // snow gave 0.38 to 0.57): no animal (runtime/pipeline/README.md, "Why nematode maps to nothing").
+  for (const weather of [{ kind: 'rain', density: 'rain' }, { kind: 'rain', density: 'downpour' }, { kind: 'snow', density: 'light' }, { kind: 'snow', density: 'heavy' }] as const) {
+    const name = weather.kind === 'snow' ? `${weather.density} snow` : weather.density;
+    it(`${name} at night over a parking lot in infrared: rain, no animal, safe`, async () => {
       night ??= await nightViewClip(real('parking_overhead_cars.mp4'), path.join(dir, 'night-lot.mp4'));
       const r = await classify(await weatherClip(night, path.join(dir, `night-${weather.kind}-${weather.density}.mp4`), weather));
       expect(r.labels).to.include('rain');
-      expect(r.labels).to.not.include('intrusion');
+      for (const label of ['intrusion', 'animal']) expect(r.labels).to.not.include(label);
       expect(r.risk).to.equal('safe');
     });
   }

@@ -228,6 +228,13 @@ describe('classification outcomes (default pack, real models)', function () {
     });
   }
 
+  it('a far flag, a quarter of the size (57 px wide): flag, safe, never a person, vehicle or plant', async () => {
+    const r = await classify(await flagClip(path.join(dir, 'flag-far.mp4'), { cloth: 'stripes-and-canton', size: 0.25 }));
+    expect(r.labels).to.include('flag');
+    for (const label of ['person', 'vehicule', 'intrusion', 'plant']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
+  });
+
   it('the flag filmed at 1080p: flag, though decoding the clip twice leaves no room in the budget but the classifier\'s one assured look', async () => {
     const sharper = path.join(dir, 'flag-1080p.mp4');
     await ffmpeg(['-i', await flagClip(path.join(dir, 'flag-for-1080p.mp4'), { cloth: 'bands' }), '-vf', 'scale=1920:1080', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', sharper]);

@@ -301,14 +301,16 @@ const CLOTHS = {
  * flag's look), hoisted on a shaded pole, in front of the sky and tree line of kite_and_cold.jpg. A
  * wave travels from the pole to the free end (flutter 1.5 to 3 Hz, wavelength about half the
  * flag), its amplitude growing towards the free end; the slope of the cloth shades its folds,
- * and gusts change the flutter's strength. 640x360, 25 fps.
+ * and gusts change the flutter's strength. 640x360, 25 fps. `size`: the flag's and the pole's
+ * scale (1: a cloth 230 px wide, near; a quarter: a flag across the street).
  */
-export async function flagClip(out: string, options: FoliageOptions & { cloth?: keyof typeof CLOTHS } = {}): Promise<string> {
+export async function flagClip(out: string, options: FoliageOptions & { cloth?: keyof typeof CLOTHS; size?: number } = {}): Promise<string> {
   const width = 640, height = 360, fps = 25, seconds = options.seconds ?? 6;
   const rand = random(options.seed ?? 3);
   const scene = await picture('kite_and_cold.jpg', width, height, { x: 0, y: 0.08, w: 0.45, h: 0.38 });
-  const pole = { x: 210, top: 40, width: 8 };
-  const flag = { x: pole.x + pole.width, y: 50, w: 230, h: 140 };
+  const size = options.size ?? 1;
+  const pole = { x: 210, top: Math.round(50 - 10 * size), width: Math.max(2, Math.round(8 * size)) };
+  const flag = { x: pole.x + pole.width, y: 50, w: Math.round(230 * size), h: Math.round(140 * size) };
   const freq = between(rand, 1.5, 3);
   const wavelength = between(rand, 0.45, 0.6);
   const gusts = [0, 1].map(() => ({ freq: between(rand, 0.1, 0.3), phase: rand() * 2 * Math.PI }));

@@ -8,7 +8,7 @@
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { cellGroups, smallGroups } from './cell-groups.js';
-import { medianFrame } from './pixel-median.js';
+import { medianFrame, withoutDrops } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
@@ -228,12 +228,32 @@ function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'p
   return { pan: e?.pan ?? 0, repeat: e?.repeat ?? 0, streaks: e?.streakSpread ?? 0, flakes: e?.flakeSpread ?? 0 };
 }
 
-export function describePattern(samples: MotionSample[], precipitation?: PrecipitationEvidence, aspect?: number): MotionPattern {
+/**
+ * The motion pattern. `calm`: how each cell moved with what is in one sample only taken out
+ * (calmMotion); the sway is read from it where it can be had.
+ */
+export function describePattern(samples: MotionSample[], precipitation?: PrecipitationEvidence, aspect?: number, calm?: () => LocalMotion[] | undefined): MotionPattern {
   const weather = { ...weatherOf(precipitation), ...(aspect ? { aspect } : {}) };
   const movingSamples = samples.filter((s) => s.region);
   if (movingSamples.length === 0) return { moving: false, ...weather };
-  const sway = describeSway(samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS);
+  const sway = describeSway(calm?.() ?? samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS);
   return { moving: true, ...weather, ...(sway ? { sway } : {}) };
+}
+
+/**
+ * How each cell moved over the first SWAY_SECONDS with what is in one sample only taken out:
+ * each sample the median of it and the samples either side. A raindrop or a flake is at a place
+ * in one of them, and adds its own fall to every cell's flow (in snow a swaying tree's cells no
+ * longer went back and forth); so is a sparkle of the sensor or the encoder. A branch swaying at
+ * 2 Hz or less moves a pixel or so at this size in a tenth of a second: the median of three is
+ * the middle one. Undefined where the kept samples are strided (a clip of minutes): their flows
+ * would not be a tenth of a second apart.
+ */
+function calmMotion(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid): LocalMotion[] | undefined {
+  if (kept.length > 1 && Math.round((kept[1]!.sample.t - kept[0]!.sample.t) * SAMPLE_FPS) !== 1) return undefined;
+  const frames = kept.slice(0, SWAY_SECONDS * SAMPLE_FPS + 2).map((k) => k.frame);
+  const calm = frames.slice(1, -1).map((frame, k) => withoutDrops([frames[k]!, frame, frames[k + 2]!], 'either'));
+  return calm.slice(1).map((frame, k) => localMotion(calm[k]!, frame, grid, MOTION_GRID));
 }
 
 export interface MotionOptions {
@@ -325,7 +345,7 @@ export async function analyseMotion(
   });
   if (samples.length === 0) throw new Error('the clip has no frames');
   addForeground(kept, grid);
-  const pattern = describePattern(samples, precipitation, clip.width / clip.height);
+  const pattern = describePattern(samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid));
   if (pattern.sway && !pattern.sway.cameraStill) followTheView(samples, kept, grid);
   let movers: SmallMovers | undefined;
   // where rain or snow falls, the drops are taken out before small things are followed

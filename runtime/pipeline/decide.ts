@@ -351,16 +351,18 @@ export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, j
 /**
  * Step 2, the weather from the pixels and the motion: rain and snow; then, when it is dry,
  * foliage, wind and flags from what sways in place on a still camera (foliage.ts), not where
- * a person, vehicle or animal was found.
+ * a person, vehicle or animal was found. Answers where a flag was found fluttering: what moves
+ * there is the cloth.
  */
-export function weather(scores: Scores, frames: FrameFindings[], pattern: MotionPattern, judge: Judge): void {
+export function weather(scores: Scores, frames: FrameFindings[], pattern: MotionPattern, judge: Judge): { flagPlace?: Box } {
   raise(scores, 'rain', rainScore(pattern));
-  if ((scores.rain ?? 0) >= judge.threshold('rain')) return; // drops make every cell flicker
+  if ((scores.rain ?? 0) >= judge.threshold('rain')) return {}; // drops make every cell flicker
   const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= judge.unsure).map((d) => d.box));
   const sway = swayScores(pattern.sway, MOTION_GRID, explained, scores.flag ?? 0, judge.threshold('flag'));
   if (sway.plant > 0) raise(scores, 'plant', eitherOf(scores.plant ?? 0, sway.plant));
   raise(scores, 'wind', sway.wind);
   raise(scores, 'flag', sway.flag);
+  return sway.flag >= judge.threshold('flag') && sway.flagPlace ? { flagPlace: sway.flagPlace } : {};
 }
 
 /**
@@ -381,14 +383,18 @@ export function foundRule(frames: FrameFindings[], judge: Judge): (label: Servic
     labelAllowed(label, score, judge.rules) && (score >= sure(label) || (agreed.has(label) && score >= judge.unsure));
 }
 
+/** A creature's path lying this much inside the place of a flag found is the flag's. */
+const FLAG_OWN = 0.5;
+
 /**
  * Step 4, small creatures, where the networks found no person or vehicle: a small thing that
  * moved as creatures do, or that crossed the view flying, is an animal. Small movers are
- * followed only then.
+ * followed only then. Not inside the place of a flag found fluttering (`flagPlace`): its
+ * folds, and flakes crossing them, are followed there as small things that turn and stop.
  */
-export function creaturesWhereNoOne(scores: Scores, frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, judge: Judge, movers?: () => SmallMovers): Detection[] {
+export function creaturesWhereNoOne(scores: Scores, frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, judge: Judge, movers?: () => SmallMovers, flagPlace?: Box): Detection[] {
   const someone = (Object.keys(scores) as ServiceLabel[]).some((l) => judge.intruders.includes(l) && found(l, scores[l]!));
-  const creatures = movers && !someone ? smallCreatures(movers(), frames, judge.rules) : [];
+  const creatures = (movers && !someone ? smallCreatures(movers(), frames, judge.rules) : []).filter((c) => !flagPlace || covered(c.box, flagPlace) < FLAG_OWN);
   for (const c of creatures) raise(scores, 'animal', c.score);
   return creatures;
 }
@@ -548,9 +554,9 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   const frames = secondOpinions(found, pattern, judge);
   const scores: Scores = {};
   for (const frame of frames) for (const [label, score] of Object.entries(frame.scores)) raise(scores, label as ServiceLabel, score);
-  weather(scores, frames, pattern, judge);
+  const { flagPlace } = weather(scores, frames, pattern, judge);
   const isFound = foundRule(frames, judge);
-  const creatures = creaturesWhereNoOne(scores, frames, isFound, judge, movers);
+  const creatures = creaturesWhereNoOne(scores, frames, isFound, judge, movers, flagPlace);
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => isFound(l, scores[l]!));
   const rainy = labels.includes('rain');
   const followed = rainy && movers ? movers().moved ?? [] : [];

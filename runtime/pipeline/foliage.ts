@@ -408,6 +408,8 @@ export interface SwayScores {
   /** something swaying or fluttering in place */
   wind: number;
   flag: number;
+  /** where the flag found flutters */
+  flagPlace?: Box;
 }
 
 /**
@@ -419,5 +421,5 @@ export function swayScores(sway: SwayPattern | undefined, grid: Grid, explained:
   const first = swayFindings(sway, grid, explained);
   const flag = flagFinding(first.flutters, classifierFlag, flagThreshold);
   const foliage = flag.flutter ? swayFindings(sway, grid, [...explained, flag.flutter.box]).foliage : first.foliage;
-  return { plant: foliage, wind: Math.max(foliage, flag.flutter ? evidence(flag.flutter.cells) : 0), flag: flag.score };
+  return { plant: foliage, wind: Math.max(foliage, flag.flutter ? evidence(flag.flutter.cells) : 0), flag: flag.score, ...(flag.flutter ? { flagPlace: flag.flutter.box } : {}) };
 }

@@ -237,6 +237,14 @@ describe('decide, step 4: small creatures where no one is', () => {
     expect(creatures.map((c) => c.box)).to.deep.equal([spider]);
   });
 
+  it("inside the place of a flag found fluttering, a creature is the cloth's folds (and flakes crossing them): not an animal; one beside it is", () => {
+    const flag: Box = { x: 0.33, y: 0.11, w: 0.42, h: 0.44 };
+    const fold: Box = { x: 0.4, y: 0.15, w: 0.13, h: 0.12 };
+    const creatures = creaturesWhereNoOne({}, [], foundRule([], judge), judge, movers([track(fold), track(spider)]).get, flag);
+    expect(creatures.map((c) => c.box)).to.deep.equal([spider]);
+    expect(creaturesWhereNoOne({}, [], foundRule([], judge), judge, movers([track(fold)]).get)).to.have.length(1);
+  });
+
   it('a traveller the detector boxed as a thing that flies on its path in two samples while it went is a bird crossing: an animal; not once, not off its path, not at another time', () => {
     // on a straight course across the sky for 3 s, from 0.5 s to 3.5 s
     const course: MoverTrack = { ...track({ x: 0.2, y: 0.1, w: 0.45, h: 0.2 }), from: 0.5, to: 3.5, seconds: 3, turning: 0.02, pausing: 0 };

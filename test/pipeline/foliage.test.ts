@@ -172,6 +172,8 @@ describe('foliage: local motion, sway and flags', () => {
     expect(scores.flag).to.be.at.least(0.4);
     expect(scores.plant).to.equal(0);
     expect(scores.wind).to.be.above(0);
+    expect(scores.flagPlace).to.deep.equal(flutters[0]!.box); // where the cloth moves
+    expect(swayScores(sway, GRID, [], 0.15, 0.4).flagPlace).to.equal(undefined); // no flag, no place
   });
 
   it('a tree line across the whole frame is not compact: no flag place', () => {

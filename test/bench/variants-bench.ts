@@ -2,12 +2,10 @@
 // bitrate, at 12 frames a second, at twice their size, at 1080p, at two thirds of their size. The answer a
 // person watching would give is the same; the runtime's should be too. Outcomes only (CPU is
 // the quality table's).
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ModelService } from '../../runtime/models/model-service.js';
-import { probeClip } from '../../runtime/pipeline/probe.js';
 import { ffmpeg, tempDir } from '../support/clips.js';
-import { madeClips, misses, realClips, startService, type Expectation } from './quality-bench.js';
+import { outcomeGrid, type Treatment } from './outcome-grid.js';
+import { madeClips, realClips, type Expectation } from './quality-bench.js';
 import { formatTable } from './table.js';
 
 /** How each variant is encoded (H.264 as recorders send it), by name. */
@@ -19,39 +17,14 @@ export const VARIANTS: Record<string, string[]> = {
   'two thirds the size': ['-vf', 'scale=trunc(iw*0.67/2)*2:-2', '-crf', '23'],
 };
 
-async function classify(service: ModelService, file: string) {
-  const lease = await service.acquire();
-  try {
-    return await lease.classifier.classify(await probeClip(file), new AbortController().signal);
-  } finally {
-    lease.release();
-  }
-}
-
 /** Each clip and each variant of it through the default pack: what it got, and whether that is right. */
 export async function benchVariants(clips: Expectation[]): Promise<{ rows: Array<Record<string, string>>; totals: Array<Record<string, string>> }> {
-  const dir = tempDir('vigil-variants-');
-  const service = await startService('default');
-  const rows: Array<Record<string, string>> = [];
-  const right = new Map<string, number>();
-  try {
-    for (const [i, e] of clips.entries()) {
-      const row: Record<string, string> = { clip: e.name, expected: `${e.must.join('+') || '-'} / ${e.risks.join('|')}` };
-      for (const [name, args] of Object.entries(VARIANTS)) {
-        const file = path.join(dir, `${i}-${Object.keys(VARIANTS).indexOf(name)}.mp4`);
-        await ffmpeg(['-i', e.file, '-an', ...args, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', file]);
-        const a = await classify(service, file);
-        const wrong = misses(e, a);
-        if (wrong.length === 0) right.set(name, (right.get(name) ?? 0) + 1);
-        row[name] = `${a.labels.join(', ')} / ${a.risk}${wrong.length ? ` (NO: ${wrong.join(', ')})` : ''}`;
-      }
-      rows.push(row);
-    }
-  } finally {
-    await service.stop();
-  }
-  const totals = Object.keys(VARIANTS).map((name) => ({ variant: name, right: `${right.get(name) ?? 0} of ${clips.length}` }));
-  return { rows, totals };
+  const encode = (args: string[]): Treatment => async (e, out) => {
+    await ffmpeg(['-i', e.file, '-an', ...args, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', out]);
+    return out;
+  };
+  const treatments = Object.fromEntries(Object.entries(VARIANTS).map(([name, args]) => [name, encode(args)]));
+  return outcomeGrid(clips, treatments, tempDir('vigil-variants-'), 'clip');
 }
 
 /** The two tables of this section, printed. */

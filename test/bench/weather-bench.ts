@@ -4,14 +4,13 @@
 // Outcomes only (CPU is the quality table's).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ModelService } from '../../runtime/models/model-service.js';
-import { probeClip } from '../../runtime/pipeline/probe.js';
 import { tempDir } from '../support/clips.js';
 import { nightViewClip } from '../support/night.js';
 import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { media } from '../support/paths.js';
 import { weatherClip, type Weather } from '../support/weather.js';
-import { misses, startService, type Expectation } from './quality-bench.js';
+import { outcomeGrid, type Treatment } from './outcome-grid.js';
+import type { Expectation } from './quality-bench.js';
 import { formatTable } from './table.js';
 
 /** The weathers each scene is seen in, by name. */
@@ -39,39 +38,12 @@ export async function weatherScenes(dir: string): Promise<Expectation[]> {
   ];
 }
 
-async function classify(service: ModelService, file: string) {
-  const lease = await service.acquire();
-  try {
-    return await lease.classifier.classify(await probeClip(file), new AbortController().signal);
-  } finally {
-    lease.release();
-  }
-}
-
 /** Each scene in each weather through the default pack: what it got, and whether that is right. */
 export async function benchWeather(): Promise<{ rows: Array<Record<string, string>>; totals: Array<Record<string, string>> }> {
   const dir = tempDir('vigil-weather-');
-  const scenes = await weatherScenes(dir);
-  const service = await startService('default');
-  const rows: Array<Record<string, string>> = [];
-  const right = new Map<string, number>();
-  try {
-    for (const [i, e] of scenes.entries()) {
-      const row: Record<string, string> = { scene: e.name, expected: `${[...e.must, ...(e.anyOf ? [e.anyOf.join('|')] : [])].join('+')} / ${e.risks.join('|')}` };
-      for (const [name, weather] of Object.entries(WEATHERS)) {
-        const file = await weatherClip(e.file, path.join(dir, `${i}-${Object.keys(WEATHERS).indexOf(name)}.mp4`), weather);
-        const a = await classify(service, file);
-        const wrong = misses(e, a);
-        if (wrong.length === 0) right.set(name, (right.get(name) ?? 0) + 1);
-        row[name] = `${a.labels.join(', ')} / ${a.risk}${wrong.length ? ` (NO: ${wrong.join(', ')})` : ''}`;
-      }
-      rows.push(row);
-    }
-  } finally {
-    await service.stop();
-  }
-  const totals = Object.keys(WEATHERS).map((name) => ({ weather: name, right: `${right.get(name) ?? 0} of ${scenes.length}` }));
-  return { rows, totals };
+  const over = (weather: Weather): Treatment => (e, out) => weatherClip(e.file, out, weather);
+  const treatments = Object.fromEntries(Object.entries(WEATHERS).map(([name, weather]) => [name, over(weather)]));
+  return outcomeGrid(await weatherScenes(dir), treatments, dir, 'scene');
 }
 
 /** The two tables of this section, printed. */

@@ -61,7 +61,10 @@ export interface MotionSample {
   solidCells: Uint8Array;
   /** cells that differ from the clip's background in this sample and the samples either side */
   foreground: Uint8Array;
-  /** how each cell moved since the previous sample, and the camera (foliage.ts): from the second sample to SWAY_SECONDS */
+  /**
+   * how each cell moved since the previous sample, and the camera (foliage.ts): from the second
+   * sample to SWAY_SECONDS; whether the camera moved is read from it, the sway from calmMotion's
+   */
   local?: LocalMotion;
   /** a closer look at a small mover (small-movers.ts): the box around its path, which it went its own length or more along */
   path?: Box;

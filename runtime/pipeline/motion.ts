@@ -8,7 +8,7 @@
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { cellGroups, smallGroups } from './cell-groups.js';
-import { medianFrame, withoutDrops } from './pixel-median.js';
+import { medianFrame, medianOfThree } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
@@ -255,7 +255,7 @@ export function describePattern(samples: MotionSample[], precipitation?: Precipi
 function calmMotion(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid): LocalMotion[] | undefined {
   if (kept.length > 1 && Math.round((kept[1]!.sample.t - kept[0]!.sample.t) * SAMPLE_FPS) !== 1) return undefined;
   const frames = kept.slice(0, SWAY_SECONDS * SAMPLE_FPS + 2).map((k) => k.frame);
-  const calm = frames.slice(1, -1).map((frame, k) => withoutDrops([frames[k]!, frame, frames[k + 2]!], 'either'));
+  const calm = frames.slice(1, -1).map((frame, k) => medianOfThree(frames[k]!, frame, frames[k + 2]!));
   return calm.slice(1).map((frame, k) => localMotion(calm[k]!, frame, grid, MOTION_GRID));
 }
 

@@ -63,7 +63,8 @@ export interface MotionSample {
   foreground: Uint8Array;
   /**
    * how each cell moved since the previous sample, and the camera (foliage.ts): from the second
-   * sample to SWAY_SECONDS; whether the camera moved is read from it, the sway from calmMotion's
+   * sample to SWAY_SECONDS, where the camera moved (followTheView reads it, sample by sample);
+   * the sway is read from calmMotion's
    */
   local?: LocalMotion;
   /** a closer look at a small mover (small-movers.ts): the box around its path, which it went its own length or more along */
@@ -333,7 +334,8 @@ export async function analyseMotion(
       const sample: MotionSample = prev
         ? { t: index / SAMPLE_FPS, ...compare(prev, cur, grid) }
         : { t: 0, energy: 0, cells: empty(), solidCells: empty(), region: undefined, foreground: empty() };
-      if (prev && index <= SWAY_SECONDS * SAMPLE_FPS) sample.local = localMotion(prev, cur, grid, MOTION_GRID);
+      // strided kept frames (a clip of minutes) lack the sample before: its local motion is had now or never
+      if (stride > 1 && prev && index <= SWAY_SECONDS * SAMPLE_FPS) sample.local = localMotion(prev, cur, grid, MOTION_GRID);
       samples.push(sample);
       if (index % stride === 0) kept.push({ sample, frame: cur });
       prev = cur;
@@ -349,12 +351,20 @@ export async function analyseMotion(
   if (samples.length === 0) throw new Error('the clip has no frames');
   addForeground(kept, grid);
   const pattern = describePattern(samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid));
-  if (pattern.sway && !pattern.sway.cameraStill) followTheView(samples, kept, grid);
+  if (pattern.sway && !pattern.sway.cameraStill) {
+    if (stride === 1) addLocalMotion(kept, grid); // every sample kept: each one's from them
+    followTheView(samples, kept, grid);
+  }
   let movers: SmallMovers | undefined;
   // where rain or snow falls, the drops are taken out before small things are followed
   const falling = precipitationScore(precipitation) > 0 ? dropLight(precipitation) : undefined;
   const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling }));
   return { samples, pattern, smallMovers, ...(frames ? { frames } : {}) };
+}
+
+/** Each sample's local motion (MotionSample.local) to SWAY_SECONDS, from the kept frames: every sample's, in order. */
+function addLocalMotion(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid): void {
+  for (let k = 1; k < kept.length && k <= SWAY_SECONDS * SAMPLE_FPS; k++) kept[k]!.sample.local = localMotion(kept[k - 1]!.frame, kept[k]!.frame, grid, MOTION_GRID);
 }
 
 /**

@@ -8,7 +8,7 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, type Doubt, type FrameFindings } from './decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, sureIntruders, type Doubt, type FrameFindings } from './decide.js';
 import { dropWindow, withoutDrops } from './pixel-median.js';
 import type { MoverTrack } from './small-movers.js';
 import { anotherMoment, chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
@@ -190,6 +190,16 @@ export class ClipClassifier implements Classifier {
       const dryAgain = rainy && !wet && !someoneFound(frames, motion.pattern, this.options.manifest, rules) && goingSomewhere();
       for (const look of dryAgain ? await this.inferLooks(chosen, clip, motion, signal, true) : []) {
         frames.push(look.findings);
+        count(look);
+      }
+      // In heavy rain the first look saw the frames with the drops taken out over a fifth of a
+      // second either side. A walker near the camera crosses his own width in that time, and his
+      // darkest over it is a ghost (the detector called one a potted plant), while the drops,
+      // thin against him, hide little of him. Where it found no one, it looks at the same moments
+      // as they are, for a person or vehicle it is sure of (sureIntruders).
+      const asTheyAre = wet && !someoneFound(frames, motion.pattern, this.options.manifest, rules);
+      for (const look of asTheyAre ? await this.inferLooks(chosen, clip, motion, signal, false) : []) {
+        frames.push(sureIntruders(look.findings, judgeOf(this.options.manifest, rules)));
         count(look);
       }
       // A lone look (a short clip affords one) that found nothing the pack knows: that one

@@ -2,7 +2,7 @@
 // so each rule is checked on exactly the case it is for.
 import { expect } from 'chai';
 import type { Box, CameraRules, Polygon } from '../../runtime/core/analysis.js';
-import { decide } from '../../runtime/pipeline/decide.js';
+import { decide, judgeOf, sureIntruders } from '../../runtime/pipeline/decide.js';
 import { frame, pattern } from '../support/findings.js';
 import { rulesManifest } from '../support/rules-manifest.js';
 
@@ -85,6 +85,20 @@ describe('decision rules', () => {
     expect(d.labels).to.include('animal');
     expect(d.labels).to.not.include('person');
     expect(d.risk).to.equal('safe');
+  });
+
+  it('a look at frames of heavy rain as they are counts only the persons and vehicles the detector is sure of', () => {
+    const seen = frame(1, [
+      { label: 'person', score: 0.66, box: walker(0.4) },
+      { label: 'person', score: 0.42, box: walker(0.1) }, // half-seen among the drops
+      { label: 'animal', score: 0.58, box: walker(0.7) },
+    ], walker(0.4), { plant: 0.6 });
+    const sure = sureIntruders(seen, judgeOf(manifest));
+    expect(sure.detections).to.deep.equal([{ label: 'person', score: 0.66, box: walker(0.4) }]);
+    expect(sure.scores).to.deep.equal({ person: 0.66 });
+    // twice unsure is no agreement once only what it is sure of counts
+    const unsure = [0, 2].map((t, i) => sureIntruders(frame(t, [{ label: 'person', score: 0.42, box: walker(0.1 + 0.4 * i) }], walker(0.1 + 0.4 * i)), judgeOf(manifest)));
+    expect(decide(unsure, pattern, manifest).labels).to.not.include('person');
   });
 });
 

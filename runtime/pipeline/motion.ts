@@ -206,8 +206,13 @@ function activeCells(mask: Uint8Array, grid: PixelGrid): Uint8Array {
  * Marks each kept sample's foreground: solid (not speck) differences from the background that
  * persist over the neighbouring kept samples (noise flickers, an object stays), and gives a
  * sample where only the foreground moved a region, so slow movers are found and chosen.
+ * `wet` (rain or snow seen): a drop changes the cells it crosses in one sample, somewhere else
+ * in the next; a sample's region is then the largest group of its cells that changed in the
+ * sample before or after too (a walker, a car: each sample overlaps the last), or stand out of
+ * the background. Else the drops' cells made every sample of a rainy clip move, and its
+ * regions were wherever the drops were thickest.
  */
-function addForeground(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid): void {
+function addForeground(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid, wet: boolean): void {
   if (kept.length < 3) return;
   const background = medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES);
   const mask = new Uint8Array(background.length);
@@ -218,12 +223,16 @@ function addForeground(kept: Array<{ sample: MotionSample; frame: Uint8Array }>,
     const cells = activeCells(mask, grid);
     return cells.reduce((a, b) => a + b, 0) > LIGHT_CHANGE * cells.length ? new Uint8Array(cells.length) : cells;
   });
-  for (let k = 1; k < kept.length - 1; k++) {
+  const none = new Uint8Array(GRID_X * GRID_Y);
+  const cellsOf = (k: number) => kept[k]?.sample.cells ?? none;
+  for (let k = wet ? 0 : 1; k < kept.length - (wet ? 0 : 1); k++) {
     const sample = kept[k]!.sample;
-    for (let c = 0; c < sample.foreground.length; c++) sample.foreground[c] = raw[k - 1]![c]! & raw[k]![c]! & raw[k + 1]![c]!;
-    const union = sample.cells.map((v, c) => v | sample.foreground[c]!);
+    if (k > 0 && k < kept.length - 1) for (let c = 0; c < sample.foreground.length; c++) sample.foreground[c] = raw[k - 1]![c]! & raw[k]![c]! & raw[k + 1]![c]!;
+    const moved = wet ? sample.cells.map((v, c) => v & (cellsOf(k - 1)[c]! | cellsOf(k + 1)[c]!)) : sample.cells;
+    const union = moved.map((v, c) => v | sample.foreground[c]!);
     const largest = cellGroups(union, MOTION_GRID).sort((a, b) => b.length - a.length)[0];
     if (largest) sample.region = groupBox(largest);
+    else if (wet) sample.region = undefined;
   }
 }
 
@@ -349,7 +358,7 @@ export async function analyseMotion(
     throw err;
   });
   if (samples.length === 0) throw new Error('the clip has no frames');
-  addForeground(kept, grid);
+  addForeground(kept, grid, precipitationScore(precipitation) > 0);
   const pattern = describePattern(samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid));
   if (pattern.sway && !pattern.sway.cameraStill) {
     if (stride === 1) addLocalMotion(kept, grid); // every sample kept: each one's from them

@@ -177,6 +177,22 @@ describe('looking again (default pack, real models)', function () {
     expect(r.risk).to.equal('safe');
   });
 
+  it('the fisheye clip in a drizzle: the cells the drops flicker are no moving region, its one look is where the people walk out: person and intrusion, and rain', async () => {
+    const wet = await weatherClip(media('real/fisheye_people_edge.mp4'), path.join(dir, 'fisheye-drizzle.mp4'), { kind: 'rain', density: 'drizzle' });
+    const r = await vigilClassify(wet);
+    expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion', 'rain']);
+    const boxes = r.keyframes.flatMap((k) => k.detections.filter((d) => d.label === 'person').map((d) => d.box));
+    expect(Math.min(...boxes.map((b) => b.x)), 'at the far left edge').to.be.below(0.1);
+  });
+
+  it('a mouse in an arena in a drizzle: animal, never person, safe', async () => {
+    const wet = await weatherClip(media('nuisance/mouse_arena_topdown.mp4'), path.join(dir, 'mouse-drizzle.mp4'), { kind: 'rain', density: 'drizzle' }, { seconds: 8 });
+    const r = await vigilClassify(wet);
+    expect(r.labels, JSON.stringify(r)).to.include.members(['animal', 'rain']);
+    expect(r.labels).to.not.include.members(['person', 'intrusion']);
+    expect(r.risk).to.equal('safe');
+  });
+
   it('the far walker in a drizzle at two thirds of the size, too dim for the detector under the drops: looked at again with the drops taken out, person and intrusion', async () => {
     const wet = await once('far-walker-drizzle.mp4', (out) => weatherClip(farWalker, out, { kind: 'rain', density: 'drizzle' }));
     const r = await vigilClassify(await reencoded(wet, 'far-walker-drizzle-2-3.mp4', ['-vf', 'scale=trunc(iw*0.67/2)*2:-2', '-crf', '23']));

@@ -12,7 +12,7 @@ import { seeded } from './random.js';
 const run = promisify(execFile);
 
 /** Raw gray frames of a clip at a size and rate, decoded by the real ffmpeg. */
-async function grayFrames(file: string, width: number, height: number, fps: number, frames?: number): Promise<Buffer[]> {
+export async function grayFrames(file: string, width: number, height: number, fps: number, frames?: number): Promise<Buffer[]> {
   const { stdout } = await run(ffmpegPath, [
     '-hide_banner', '-loglevel', 'error', '-i', file, '-vf', `fps=${fps},scale=${width}:${height},format=gray`,
     ...(frames ? ['-frames:v', String(frames)] : []), '-f', 'rawvideo', '-',
@@ -22,7 +22,7 @@ async function grayFrames(file: string, width: number, height: number, fps: numb
 }
 
 /** Each pixel's median over the frames: the scene without what moves through it. */
-function medianBackground(frames: Buffer[], size: number): Uint8Array {
+export function medianBackground(frames: Buffer[], size: number): Uint8Array {
   const bg = new Uint8Array(size);
   const values = new Uint8Array(frames.length);
   for (let p = 0; p < size; p++) {
@@ -33,7 +33,7 @@ function medianBackground(frames: Buffer[], size: number): Uint8Array {
 }
 
 /** The pixels of a frame that stand apart from the background, closed over holes of a pixel. */
-function walkerMask(frame: Buffer, bg: Uint8Array, width: number, height: number, threshold: number): Uint8Array {
+export function walkerMask(frame: Buffer, bg: Uint8Array, width: number, height: number, threshold: number): Uint8Array {
   const raw = new Uint8Array(width * height);
   for (let p = 0; p < raw.length; p++) raw[p] = Math.abs(frame[p]! - bg[p]!) > threshold ? 1 : 0;
   const mask = new Uint8Array(raw.length);

@@ -1,0 +1,31 @@
+// Thermal cameras through the daemon, with the real models: a real walker, white-hot on a cool
+// scene (test/support/thermal.ts), near and far, is a person moving through, an intrusion.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { tempDir } from '../support/clips.js';
+import { suiteDaemon } from '../support/daemon.js';
+import { media } from '../support/paths.js';
+import { thermalWalkerClip } from '../support/thermal.js';
+
+describe('thermal cameras (default pack, real models)', function () {
+  this.timeout(300_000);
+  const daemon = suiteDaemon();
+  const dir = tempDir('vigil-thermal-');
+  const walker = media('real/worker_hardhat_walking.mp4');
+  const scene = media('real/parking_overhead_cars.mp4');
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  for (const { name, scale, at } of [
+    { name: 'near, a third of the view tall', scale: 1, at: { x: 0.1, y: 0.15 } },
+    { name: 'far, about 45 px tall in 640x480', scale: 0.3, at: { x: 0.3, y: 0.4 } },
+  ]) {
+    it(`a walker seen white-hot by a thermal camera, ${name}: person and intrusion, no animal`, async () => {
+      const clip = await thermalWalkerClip(walker, scene, path.join(dir, `walker-${scale}.mp4`), { scale, at });
+      const r = await daemon().classified(clip);
+      expect(r.labels, JSON.stringify(r.scores)).to.include.members(['person', 'intrusion']);
+      expect(r.labels).to.not.include('animal');
+      expect(r.risk).to.equal('intrusion');
+    });
+  }
+});

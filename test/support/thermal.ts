@@ -1,0 +1,102 @@
+// Thermal clips made at test time from real footage: a real walker, cut out of a real clip
+// against its own background (as night.ts does), carried into a view of another real scene as
+// a thermal camera (long-wave infrared, white-hot) shows it. What is warm is bright and nearly
+// flat: skin and clothes at body heat keep little of their visible texture. The scene is cool,
+// dark and low in contrast (a narrow band of temperatures), soft (a 640x480 sensor behind
+// germanium optics blurs an edge over a pixel or two), with the sensor's temporal noise.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { ffprobePath } from '../../runtime/core/tools.js';
+import { grayFrames, medianBackground, walkerMask } from './night.js';
+import { seeded } from './random.js';
+import { encodeFrames } from './sky.js';
+
+const run = promisify(execFile);
+
+export interface ThermalWalkerOptions {
+  /** the walker clip's scale in the thermal view (0.3: a walker 160 px tall in the clip is 48 px) */
+  scale: number;
+  /** where the walker clip's top-left corner lies in the view, in 0..1 */
+  at: { x: number; y: number };
+  width?: number;
+  height?: number;
+  fps?: number;
+  seed?: number;
+}
+
+/** A body's brightness, white-hot, and how much of its visible texture the heat keeps. */
+const WARM = 185;
+const WARM_TEXTURE = 0.15;
+/** The cool scene: its gray levels squeezed into a dark band. */
+const COOL = 60;
+const COOL_CONTRAST = 0.25;
+/** The sensor's temporal noise, in gray levels (a NETD of about 50 mK over this span). */
+const NOISE = 2.5;
+
+/** Two passes of a 3x3 binomial filter: about a Gaussian of one pixel, the optics' blur. */
+function soften(image: Float32Array, width: number, height: number): Float32Array {
+  let a = image;
+  for (let pass = 0; pass < 2; pass++) {
+    const b = new Float32Array(a.length);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        let sum = 0;
+        let weight = 0;
+        for (let dy = -1; dy <= 1; dy++) {
+          for (let dx = -1; dx <= 1; dx++) {
+            const yy = y + dy, xx = x + dx;
+            if (yy < 0 || xx < 0 || yy >= height || xx >= width) continue;
+            const k = (2 - Math.abs(dx)) * (2 - Math.abs(dy));
+            sum += a[yy * width + xx]! * k;
+            weight += k;
+          }
+        }
+        b[y * width + x] = sum / weight;
+      }
+    }
+    a = b;
+  }
+  return a;
+}
+
+/**
+ * A walker seen by a thermal camera: `walker` (a real clip of someone walking) cut out and
+ * carried at `scale` into `scene`'s first frame, white-hot on the cool scene.
+ */
+export async function thermalWalkerClip(walker: string, scene: string, out: string, options: ThermalWalkerOptions): Promise<string> {
+  const { width = 640, height = 480, fps = 10, seed = 11 } = options;
+  const probe = await run(ffprobePath, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', walker]);
+  const [sw, sh] = probe.stdout.trim().split(',').map(Number) as [number, number];
+  const w = Math.round((sw * options.scale) / 2) * 2;
+  const h = Math.round((sh * options.scale) / 2) * 2;
+  const frames = await grayFrames(walker, w, h, fps);
+  const bg = medianBackground(frames, w * h);
+  const [view] = await grayFrames(scene, width, height, fps, 1);
+  const cool = new Float32Array(width * height);
+  for (let k = 0; k < cool.length; k++) cool[k] = COOL + view![k]! * COOL_CONTRAST;
+  const left = Math.round(options.at.x * width);
+  const top = Math.round(options.at.y * height);
+  const random = seeded(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  return encodeFrames({
+    width, height, fps, frames: frames.length,
+    async frame(i) {
+      const mask = walkerMask(frames[i]!, bg, w, h, 24);
+      const heat = cool.slice();
+      for (let y = 0; y < h; y++) {
+        for (let x = 0; x < w; x++) {
+          const X = x + left, Y = y + top;
+          if (!mask[y * w + x] || X >= width || Y >= height) continue;
+          heat[Y * width + X] = WARM + (frames[i]![y * w + x]! - 128) * WARM_TEXTURE;
+        }
+      }
+      const seen = soften(heat, width, height);
+      const rgb = Buffer.alloc(width * height * 3);
+      for (let k = 0; k < seen.length; k++) {
+        const v = Math.max(0, Math.min(255, Math.round(seen[k]! + gauss() * NOISE)));
+        rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = v;
+      }
+      return rgb;
+    },
+  }, out);
+}

@@ -12,7 +12,7 @@ import { seeded } from './random.js';
 const run = promisify(execFile);
 
 /** Raw gray frames of a clip at a size and rate, decoded by the real ffmpeg. */
-export async function grayFrames(file: string, width: number, height: number, fps: number, frames?: number): Promise<Buffer[]> {
+async function grayFrames(file: string, width: number, height: number, fps: number, frames?: number): Promise<Buffer[]> {
   const { stdout } = await run(ffmpegPath, [
     '-hide_banner', '-loglevel', 'error', '-i', file, '-vf', `fps=${fps},scale=${width}:${height},format=gray`,
     ...(frames ? ['-frames:v', String(frames)] : []), '-f', 'rawvideo', '-',
@@ -22,7 +22,7 @@ export async function grayFrames(file: string, width: number, height: number, fp
 }
 
 /** Each pixel's median over the frames: the scene without what moves through it. */
-export function medianBackground(frames: Buffer[], size: number): Uint8Array {
+function medianBackground(frames: Buffer[], size: number): Uint8Array {
   const bg = new Uint8Array(size);
   const values = new Uint8Array(frames.length);
   for (let p = 0; p < size; p++) {
@@ -58,23 +58,46 @@ export interface FarWalkerOptions {
   seed?: number;
 }
 
+/** A real walker cut out of his clip and carried into another scene (farNightWalkerClip, thermal.ts). */
+export interface CarriedWalker {
+  /** the walker clip's gray frames at its scale in the view, w x h, and their background */
+  frames: Buffer[];
+  bg: Uint8Array;
+  w: number;
+  h: number;
+  /** the scene's first frame, gray, at the view's size */
+  view: Buffer;
+  /** where the walker clip's top-left corner lies in the view, in pixels */
+  left: number;
+  top: number;
+  /** the sensor's grain: a standard normal draw, seeded */
+  gauss: () => number;
+}
+
+/** `walker`'s frames scaled by `options.scale` and `scene`'s view of width x height, at `fps`: what a walker carried into a view is made of. */
+export async function carryWalker(walker: string, scene: string, options: FarWalkerOptions & Required<Pick<FarWalkerOptions, 'width' | 'height' | 'fps' | 'seed'>>): Promise<CarriedWalker> {
+  const { width, height, fps, seed } = options;
+  const probe = await run(ffprobePath, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', walker]);
+  const [sw, sh] = probe.stdout.trim().split(',').map(Number) as [number, number];
+  const w = Math.round((sw * options.scale) / 2) * 2;
+  const h = Math.round((sh * options.scale) / 2) * 2;
+  const frames = await grayFrames(walker, w, h, fps);
+  const [view] = await grayFrames(scene, width, height, fps, 1);
+  const random = seeded(seed);
+  return {
+    frames, bg: medianBackground(frames, w * h), w, h, view: view!,
+    left: Math.round(options.at.x * width), top: Math.round(options.at.y * height),
+    gauss: () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random()),
+  };
+}
+
 /**
  * A far walker at night: `walker` (a real clip of someone walking) cut out and carried at
  * `scale` into a wide view of `scene`'s first frame, as an infrared camera sees it at night.
  */
 export async function farNightWalkerClip(walker: string, scene: string, out: string, options: FarWalkerOptions): Promise<string> {
   const { width = 1280, height = 720, fps = 10, seed = 7 } = options;
-  const probe = await run(ffprobePath, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', walker]);
-  const [sw, sh] = probe.stdout.trim().split(',').map(Number) as [number, number];
-  const w = Math.round((sw * options.scale) / 2) * 2;
-  const h = Math.round((sh * options.scale) / 2) * 2;
-  const frames = await grayFrames(walker, w, h, fps);
-  const bg = medianBackground(frames, w * h);
-  const [view] = await grayFrames(scene, width, height, fps, 1);
-  const left = Math.round(options.at.x * width);
-  const top = Math.round(options.at.y * height);
-  const random = seeded(seed);
-  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const { frames, bg, w, h, view, left, top, gauss } = await carryWalker(walker, scene, { ...options, width, height, fps, seed });
   return encodeFrames({
     width, height, fps, frames: frames.length,
     async frame(i) {
@@ -85,7 +108,7 @@ export async function farNightWalkerClip(walker: string, scene: string, out: str
           const wx = x - left;
           const wy = y - top;
           const inside = wx >= 0 && wy >= 0 && wx < w && wy < h && mask[wy * w + wx];
-          const lit = inside ? frames[i]![wy * w + wx]! : view![y * width + x]!;
+          const lit = inside ? frames[i]![wy * w + wx]! : view[y * width + x]!;
           // infrared at night: a third of the light, lifted a little, and the sensor's grain
           const v = Math.max(0, Math.min(255, Math.round(12 + lit * 0.35 + gauss() * 6)));
           const o = (y * width + x) * 3;

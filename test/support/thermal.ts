@@ -4,25 +4,11 @@
 // flat: skin and clothes at body heat keep little of their visible texture. The scene is cool,
 // dark and low in contrast (a narrow band of temperatures), soft (a 640x480 sensor behind
 // germanium optics blurs an edge over a pixel or two), with the sensor's temporal noise.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { ffprobePath } from '../../runtime/core/tools.js';
-import { grayFrames, medianBackground, walkerMask } from './night.js';
-import { seeded } from './random.js';
+import { carryWalker, walkerMask, type FarWalkerOptions } from './night.js';
 import { encodeFrames } from './sky.js';
 
-const run = promisify(execFile);
-
-export interface ThermalWalkerOptions {
-  /** the walker clip's scale in the thermal view (0.3: a walker 160 px tall in the clip is 48 px) */
-  scale: number;
-  /** where the walker clip's top-left corner lies in the view, in 0..1 */
-  at: { x: number; y: number };
-  width?: number;
-  height?: number;
-  fps?: number;
-  seed?: number;
-}
+/** As a far walker at night's: the walker clip's scale and place in the view (640x480 unless said). */
+export type ThermalWalkerOptions = FarWalkerOptions;
 
 /** A body's brightness, white-hot, and how much of its visible texture the heat keeps. */
 const WARM = 185;
@@ -65,19 +51,9 @@ function soften(image: Float32Array, width: number, height: number): Float32Arra
  */
 export async function thermalWalkerClip(walker: string, scene: string, out: string, options: ThermalWalkerOptions): Promise<string> {
   const { width = 640, height = 480, fps = 10, seed = 11 } = options;
-  const probe = await run(ffprobePath, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', walker]);
-  const [sw, sh] = probe.stdout.trim().split(',').map(Number) as [number, number];
-  const w = Math.round((sw * options.scale) / 2) * 2;
-  const h = Math.round((sh * options.scale) / 2) * 2;
-  const frames = await grayFrames(walker, w, h, fps);
-  const bg = medianBackground(frames, w * h);
-  const [view] = await grayFrames(scene, width, height, fps, 1);
+  const { frames, bg, w, h, view, left, top, gauss } = await carryWalker(walker, scene, { ...options, width, height, fps, seed });
   const cool = new Float32Array(width * height);
-  for (let k = 0; k < cool.length; k++) cool[k] = COOL + view![k]! * COOL_CONTRAST;
-  const left = Math.round(options.at.x * width);
-  const top = Math.round(options.at.y * height);
-  const random = seeded(seed);
-  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  for (let k = 0; k < cool.length; k++) cool[k] = COOL + view[k]! * COOL_CONTRAST;
   return encodeFrames({
     width, height, fps, frames: frames.length,
     async frame(i) {

@@ -358,7 +358,8 @@ export async function analyseMotion(
     throw err;
   });
   if (samples.length === 0) throw new Error('the clip has no frames');
-  addForeground(kept, grid, precipitationScore(precipitation) > 0);
+  const falling = precipitationScore(precipitation) > 0; // rain or snow
+  addForeground(kept, grid, falling);
   const pattern = describePattern(samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid));
   if (pattern.sway && !pattern.sway.cameraStill) {
     if (stride === 1) addLocalMotion(kept, grid); // every sample kept: each one's from them
@@ -366,8 +367,7 @@ export async function analyseMotion(
   }
   let movers: SmallMovers | undefined;
   // where rain or snow falls, the drops are taken out before small things are followed
-  const falling = precipitationScore(precipitation) > 0 ? dropLight(precipitation) : undefined;
-  const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling }));
+  const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling: falling ? dropLight(precipitation) : undefined }));
   return { samples, pattern, smallMovers, ...(frames ? { frames } : {}) };
 }
 

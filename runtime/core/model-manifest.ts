@@ -56,6 +56,12 @@ export const modelSchema = z.strictObject({
    */
   flying: z.array(z.string()).default([]),
   /**
+   * detection: the side of its smallest anchor box, a share of its input's side (0.1 for SSD
+   * MobileNet v2: it was made to find nothing smaller). A person boxed smaller on the longer
+   * side and not upright is dropped (decoders.ts). 0: none is.
+   */
+  smallest_box: z.number().min(0).max(1).default(0),
+  /**
    * how far apart the model's quantized scores fall (a property of the model, measured): a
    * person or vehicle seen once within a step of its threshold is looked at again (decide.ts,
    * margins), as one step of noise would flip it. 0: its scores are fine-grained.

@@ -68,6 +68,19 @@ function segmentation(outputs: InferenceOutput[], model: LoadedModel, view: Box 
   return { scores: bestOf(detections), detections };
 }
 
+/** A box at least this many times taller than wide is upright: a person standing or walking. */
+const UPRIGHT = 1.5;
+
+/**
+ * A person boxed smaller on the longer side than the detector's smallest anchor (`smallest_box`,
+ * in its input) is below what the detector was made to find, and so small only its shape tells a
+ * person: upright. A far walker at night, looked at closer, was boxed 10 px by 31 (0.79); a
+ * spider on a wall under heavy snow 23 by 25 ("person" 0.58). In the input's pixels: a whole
+ * frame squeezed into a square input stands taller than it is, so it is kept the more.
+ */
+const tooSmallForAPerson = (label: ServiceLabel, w: number, h: number, smallest: number) =>
+  label === 'person' && Math.max(w, h) < smallest && h < UPRIGHT * w;
+
 /**
  * Detection (SSD post-processed): four outputs, boxes (ymin, xmin, ymax, xmax in 0..1 of the
  * view), class indexes into the labels file, scores, and the count of valid rows.
@@ -89,7 +102,9 @@ function detection(outputs: InferenceOutput[], model: LoadedModel, view: Box | u
     if (x1 <= x0 || y1 <= y0) continue;
     const box = fromCrop({ x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, view);
     if (flying) flyers.push(box);
-    if (target && score >= model.entry.min_score) detections.push({ label: target.label, score, box });
+    if (target && score >= model.entry.min_score && !tooSmallForAPerson(target.label, x1 - x0, y1 - y0, model.entry.smallest_box)) {
+      detections.push({ label: target.label, score, box });
+    }
   }
   return { scores: bestOf(detections), detections, flyers };
 }

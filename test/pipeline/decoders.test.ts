@@ -84,6 +84,22 @@ describe('the detection decoder (SSD, post-processed)', () => {
     expect(detections.map((d) => d.label)).to.deep.equal(['animal', 'person']);
   });
 
+  it('a person boxed smaller than the smallest anchor (`smallest_box` of the input) is dropped unless upright; other labels, and flyers, are kept', () => {
+    const smallest = detector!.entry.smallest_box;
+    expect(smallest).to.equal(0.1);
+    const at = (y: number, x: number, h: number, w: number): Row['box'] => [y, x, y + h, x + w];
+    const { detections, flyers } = decode(ssd([
+      { name: 'person', score: 0.58, box: at(0.6, 0.4, 0.083, 0.077) }, // as wide as tall, under the anchor: dropped
+      { name: 'person', score: 0.34, box: at(0.6, 0.4, 0.047, 0.07) }, // lying wide: dropped
+      { name: 'person', score: 0.79, box: at(0.3, 0.2, 0.095, 0.033) }, // upright: a far walker
+      { name: 'person', score: 0.66, box: at(0.1, 0.1, 0.12, 0.11) }, // as large as the anchor: kept whatever its shape
+      { name: 'dog', score: 0.6, box: at(0.5, 0.5, 0.05, 0.05) }, // not a person
+      { name: 'bird', score: 0.5, box: at(0.2, 0.6, 0.03, 0.04) }, // a small flyer
+    ]));
+    expect(detections.map((d) => `${d.label} ${d.score.toFixed(2)}`)).to.deep.equal(['person 0.79', 'person 0.66', 'animal 0.60', 'animal 0.50']);
+    expect(flyers).to.have.length(1);
+  });
+
   it('a box reaching out of the view is cut at its edges', () => {
     const [d] = decode(ssd([{ name: 'person', score: 0.9, box: [-0.2, 0.5, 1.3, 1.1] }])).detections;
     expect(d!.box).to.deep.equal({ x: 0.5, y: 0, w: 0.5, h: 1 });

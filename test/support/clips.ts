@@ -9,8 +9,17 @@ import { media } from './paths.js';
 
 const run = promisify(execFile);
 
+/** The folders tempDir made, removed when the process exits (mocha exits when its run is done). */
+const made: string[] = [];
+process.on('exit', () => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new folder under the system's temporary one, for this process's run only. */
 export function tempDir(prefix = 'vigil-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 /** Runs ffmpeg with the given arguments (overwriting the output). */

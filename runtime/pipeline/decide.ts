@@ -196,22 +196,28 @@ function dropGhostsOfWalkers(frame: FrameFindings): FrameFindings {
 
 /** Things that fly, boxed at one moment besides a person or vehicle of their size, this many or more: a flock. */
 const FLOCK_OTHERS = 2;
+/**
+ * A flock circling or passing is in view for seconds, its birds a second apart the same birds:
+ * the things that fly boxed this close in time to a sighting count as its flock. A closer look
+ * at one bird sees only the region around it, and its flock in the samples about it.
+ */
+const FLOCK_MOMENT_S = 1;
 /** Of its size: the longer sides, in pixels, within this factor (a bird's box grows and shrinks with its wings' pose). */
 const KINDRED_SIZE = 2;
 
 /**
- * Second opinion on flocks: a person or vehicle boxed where, in the same sample, the detector
- * boxed at least two other things that fly (birds, or what it takes small birds for: airplanes,
- * kites) of its size, is one of them. A bird banking with its wings raised has a standing
- * figure's outline, and a flock shows every pose at once; people and cars do not fly among
- * birds of their size. The others are counted once each, whatever views saw them, and never
- * the box itself (a bird the detector calls both).
+ * Second opinion on flocks: a person or vehicle boxed where, within FLOCK_MOMENT_S of it, the
+ * detector boxed at least two other things that fly (birds, or what it takes small birds for:
+ * airplanes, kites) of its size, is one of them. A bird banking with its wings raised has a
+ * standing figure's outline, and a flock shows every pose at once; people and cars do not fly
+ * among birds of their size. The others are counted once each, whatever views saw them, and
+ * never the box itself (a bird the detector calls both) or one where it was.
  */
 function dropOnesOfAFlock(frames: FrameFindings[], judge: Judge, aspect: number): FrameFindings[] {
   const side = (b: Box) => Math.max(b.w * aspect, b.h);
   const same = (a: Box, b: Box) => iou(a, b) > 0.3 || covered(a, b) > 0.8 || covered(b, a) > 0.8;
   return frames.map((frame) => {
-    const flyers = frames.filter((f) => Math.abs(f.t - frame.t) < 1e-6).flatMap((f) => f.flyers ?? []);
+    const flyers = frames.filter((f) => Math.abs(f.t - frame.t) <= FLOCK_MOMENT_S).flatMap((f) => f.flyers ?? []);
     if (flyers.length < FLOCK_OTHERS) return frame;
     return withoutDetections(frame, (d) => {
       if (!judge.intruders.includes(d.label)) return false;

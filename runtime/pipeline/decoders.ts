@@ -74,9 +74,10 @@ const UPRIGHT = 1.5;
 /**
  * A person boxed smaller on the longer side than the detector's smallest anchor (`smallest_box`,
  * in its input) is below what the detector was made to find, and so small only its shape tells a
- * person: upright. A far walker at night, looked at closer, was boxed 10 px by 31 (0.79); a
- * spider on a wall under heavy snow 23 by 25 ("person" 0.58). In the input's pixels: a whole
- * frame squeezed into a square input stands taller than it is, so it is kept the more.
+ * person: upright. The smallest person the tests' far walkers were boxed as was 10 px by 31
+ * (0.79); a spider on a wall under heavy snow was 23 by 25 ("person" 0.58). In the input's
+ * pixels: a whole frame squeezed into a square input stands taller than it is, so it is kept the
+ * more.
  */
 const tooSmallForAPerson = (label: ServiceLabel, w: number, h: number, smallest: number) =>
   label === 'person' && Math.max(w, h) < smallest && h < UPRIGHT * w;

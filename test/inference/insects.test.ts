@@ -20,7 +20,7 @@ describe('insects at the lens (default pack, real models)', function () {
       const clip = await mothAtLensClip(media('real/parking_overhead_cars.mp4'), path.join(dir, `moth-${moth.radius}.mp4`), moth);
       const r = await daemon().classified(clip);
       expect(r.labels, JSON.stringify(r.labels)).to.include('animal');
-      expect(r.labels).to.not.include.members(['person', 'vehicule', 'intrusion']);
+      for (const label of ['person', 'vehicule', 'intrusion']) expect(r.labels).to.not.include(label);
       expect(r.risk).to.equal('safe');
     });
   }

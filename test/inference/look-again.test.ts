@@ -198,7 +198,7 @@ describe('looking again (default pack, real models)', function () {
     const wet = await weatherClip(media('nuisance/mouse_arena_topdown.mp4'), path.join(dir, 'mouse-drizzle.mp4'), { kind: 'rain', density: 'drizzle' }, { seconds: 8 });
     const r = await vigilClassify(wet);
     expect(r.labels, JSON.stringify(r)).to.include.members(['animal', 'rain']);
-    expect(r.labels).to.not.include.members(['person', 'intrusion']);
+    for (const label of ['person', 'intrusion']) expect(r.labels).to.not.include(label);
     expect(r.risk).to.equal('safe');
   });
 
@@ -213,7 +213,7 @@ describe('looking again (default pack, real models)', function () {
   it('a spider on a wall, looked at closer, is still a creature: animal, safe', async () => {
     const r = await vigilClassify(media('nuisance/spider_on_wall.mp4'));
     expect(r.labels).to.include('animal');
-    expect(r.labels).to.not.include.members(['person', 'vehicule', 'intrusion']);
+    for (const label of ['person', 'vehicule', 'intrusion']) expect(r.labels).to.not.include(label);
     expect(r.risk).to.equal('safe');
     expect(r.stats.inferences?.detector, 'the closer looks ran and saw no one').to.be.at.least(1);
   });

@@ -37,7 +37,7 @@ describe('real camera footage (default pack, real models)', function () {
   it('two small people at the far edge of a fisheye ceiling view: person, intrusion', async () => {
     const r = await classify('fisheye_people_edge.mp4');
     expect(r.labels).to.include.members(['person', 'intrusion']);
-    expect(r.labels).to.not.include.members(['vehicule', 'animal']);
+    for (const label of ['vehicule', 'animal']) expect(r.labels).to.not.include(label);
     expect(r.risk).to.equal('intrusion');
   });
 

@@ -13,14 +13,14 @@ describe('small animals on real footage (default pack, real models)', function (
   it('a tiny spider crawling on a pale wall below a still one: animal, safe', async () => {
     const r = await classify('spider_on_wall.mp4');
     expect(r.labels).to.include('animal');
-    expect(r.labels).to.not.include.members(['person', 'vehicule', 'intrusion', 'NOTHING']);
+    for (const label of ['person', 'vehicule', 'intrusion', 'NOTHING']) expect(r.labels).to.not.include(label);
     expect(r.risk).to.equal('safe');
   });
 
   it('a mouse in an arena seen from above: animal, never person, safe', async () => {
     const r = await classify('mouse_arena_topdown.mp4');
     expect(r.labels).to.include('animal');
-    expect(r.labels).to.not.include.members(['person', 'vehicule', 'intrusion']);
+    for (const label of ['person', 'vehicule', 'intrusion']) expect(r.labels).to.not.include(label);
     expect(r.risk).to.equal('safe');
   });
 });

@@ -145,7 +145,8 @@ export class ClipClassifier implements Classifier {
     // drops taken out: heavy rain at night hides a walker from the detector in every frame as it
     // is. Lighter rain the detector sees through, and the median that takes it out blurs the
     // limbs of a walker near the camera.
-    const rainy = rainScore(motion.pattern) >= judgeOf(this.options.manifest, rules).threshold('rain');
+    const judge = judgeOf(this.options.manifest, rules);
+    const rainy = rainScore(motion.pattern) >= judge.threshold('rain');
     const light = rainy ? motion.smallMovers().derainedAs : undefined;
     const wet = light === 'brighter' || light === 'darker';
     if (motion.pattern.moving && chosen.length > 0) {
@@ -178,7 +179,7 @@ export class ClipClassifier implements Classifier {
       if (frames.length === 0) throw new PipelineError(ErrorCode.DECODE_FAILED, 'no frame of the clip could be decoded');
       frames.sort((a, b) => a.t - b.t);
       // Margins: a person or vehicle seen once, within a step of its threshold, is looked at again.
-      for (const look of await this.lookAgain(doubts(frames, motion.pattern, judgeOf(this.options.manifest, rules)), clip, motion, chosen, signal, wet)) {
+      for (const look of await this.lookAgain(doubts(frames, motion.pattern, judge), clip, motion, chosen, signal, wet)) {
         frames.push(look.findings);
         count(look);
       }
@@ -199,7 +200,7 @@ export class ClipClassifier implements Classifier {
       // as they are, for a person or vehicle it is sure of (sureIntruders).
       const asTheyAre = wet && !someoneFound(frames, motion.pattern, this.options.manifest, rules);
       for (const look of asTheyAre ? await this.inferLooks(chosen, clip, motion, signal, false) : []) {
-        frames.push(sureIntruders(look.findings, judgeOf(this.options.manifest, rules)));
+        frames.push(sureIntruders(look.findings, judge));
         count(look);
       }
       // A lone look (a short clip affords one) that found nothing the pack knows: that one

@@ -5,6 +5,7 @@
 // answers. Each endpoint has its own slots and backoff, so a slow or dead
 // receiver never holds up another, and nothing here ever blocks a job.
 import type { EventBus } from '../core/bus.js';
+import { deadline } from '../core/deadline.js';
 import { errorMessage } from '../core/errors.js';
 import type { Feature } from '../core/feature.js';
 import type { Logger } from '../core/log.js';
@@ -150,6 +151,8 @@ export class WebhookSender implements Feature {
     // only the origin is shown: receivers may keep a secret in the URL's path (spec 5)
     const fields = { delivery: row.id, id: row.classification_id, integration: row.integration_id, endpoint: urlOrigin(url) };
     let response: Response;
+    // a receiver that never answers holds its delivery no longer than the timeout (core/deadline.ts)
+    const due = deadline(cancelled, this.options.timeoutMs);
     try {
       const { target, headers } = webhookRequest(url);
       response = await fetch(target, {
@@ -158,7 +161,7 @@ export class WebhookSender implements Feature {
         body: JSON.stringify(toResultJson(classification)),
         // a redirect is the receiver's answer, not an instruction to post elsewhere
         redirect: 'manual',
-        signal: AbortSignal.any([cancelled, AbortSignal.timeout(this.options.timeoutMs)]),
+        signal: due.signal,
       });
     } catch (err) {
       if (cancelled.aborted) return; // stopping, or the classification was deleted
@@ -170,6 +173,8 @@ export class WebhookSender implements Feature {
       this.log.warn('webhook receiver did not answer; the delivery stays pending', { ...fields, reason, attempt: row.attempts + 1, retry_in_ms: wait });
       this.wakeIn(wait);
       return;
+    } finally {
+      due.clear();
     }
     ep.backoff.reset();
     ep.retryAt = 0;

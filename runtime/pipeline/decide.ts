@@ -197,11 +197,13 @@ function dropGhostsOfWalkers(frame: FrameFindings): FrameFindings {
 /** Things that fly, boxed at one moment besides a person or vehicle of their size, this many or more: a flock. */
 const FLOCK_OTHERS = 2;
 /**
- * A flock circling or passing is in view for seconds, its birds a second apart the same birds:
+ * A flock circling or passing is in view for seconds, its birds two seconds apart the same birds:
  * the things that fly boxed this close in time to a sighting count as its flock. A closer look
- * at one bird sees only the region around it, and its flock in the samples about it.
+ * at one bird sees only the region around it, and in rain or snow the detector boxes one or two
+ * of a flock's birds a sample: its flock is in the samples next to it, which the first look
+ * takes one per second and a half of motion (frame-choice.ts).
  */
-const FLOCK_MOMENT_S = 1;
+const FLOCK_MOMENT_S = 2;
 /** Of its size: the longer sides, in pixels, within this factor (a bird's box grows and shrinks with its wings' pose). */
 const KINDRED_SIZE = 2;
 

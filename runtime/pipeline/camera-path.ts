@@ -200,3 +200,80 @@ export function viewPath(frames: Uint8Array[], width: number, height: number, mo
   }
   return path;
 }
+
+/**
+ * `frame` laid onto the view of `own`, a frame of the same size (gray or RGB alike), where what
+ * `own` shows at (x, y) `frame` shows at (x + dx, y + dy) px (rounded): so that each pixel of
+ * the frames of a moving camera holds the same place of the scene. Where that falls outside
+ * `frame`, `own`'s pixel stands.
+ */
+export function laidOnto(frame: Uint8Array, own: Uint8Array, width: number, height: number, dx: number, dy: number): Uint8Array {
+  const sx = Math.round(dx), sy = Math.round(dy);
+  if (sx === 0 && sy === 0) return frame;
+  const channels = frame.length / (width * height);
+  const out = own.slice();
+  const x0 = Math.max(0, -sx), x1 = Math.min(width, width - sx);
+  for (let y = Math.max(0, -sy); y < Math.min(height, height - sy); y++) {
+    if (x1 <= x0) break;
+    out.set(frame.subarray(((y + sy) * width + x0 + sx) * channels, ((y + sy) * width + x1 + sx) * channels), (y * width + x0) * channels);
+  }
+  return out;
+}
+
+/** A pan this slow (px a sample) smears the fifth of a second either side of a frame by little: the camera is taken as still. */
+const PAN_PX = 1;
+/** The fastest pan looked for, px a sample: a sixth of a 300 px view a second. */
+const PAN_REACH = 5;
+/** Laid by the pan, the frames must match the chosen one this much better than as they are (noise fits a still view by a few %). */
+const PAN_FIT = 0.9;
+/** Every this many pixels either way is compared: the view's texture, not its detail, tells its shift. */
+const PAN_STRIDE = 5;
+
+/**
+ * The camera's steady pan, in px a sample, about a gray frame `own` (width x height), from the
+ * frames `k` samples from it: a camera's motion is smooth over a fifth of a second, so what `own`
+ * shows at (x, y) each shows at (x + k dx, y + k dy). The one pan that lays them best onto it,
+ * to the pixel and then to a quarter of one (bilinear), by their mean absolute difference; where
+ * it is under PAN_PX, or lays them no better than PAN_FIT of as they are (a still camera: noise,
+ * drops, a walker), undefined.
+ */
+export function steadyPan(own: Uint8Array, around: Array<{ k: number; frame: Uint8Array }>, width: number, height: number): { dx: number; dy: number } | undefined {
+  // the farthest a pan looked for lays a pixel, and the one past it that a blend reads
+  const margin = Math.ceil((PAN_REACH + 1) * Math.max(1, ...around.map((a) => Math.abs(a.k)))) + 1;
+  const misfit = (dx: number, dy: number) => {
+    let sum = 0;
+    let count = 0;
+    for (const { k, frame } of around) {
+      const sx = k * dx, sy = k * dy;
+      const ix = Math.floor(sx), iy = Math.floor(sy), fx = sx - ix, fy = sy - iy;
+      const whole = fx === 0 && fy === 0; // whole pixels: no need to blend
+      for (let y = margin; y < height - margin; y += PAN_STRIDE) {
+        for (let x = margin; x < width - margin; x += PAN_STRIDE) {
+          const p = (y + iy) * width + x + ix;
+          if (whole) {
+            sum += Math.abs(own[y * width + x]! - frame[p]!);
+          } else {
+            const top = frame[p]! + (frame[p + 1]! - frame[p]!) * fx;
+            const bottom = frame[p + width]! + (frame[p + width + 1]! - frame[p + width]!) * fx;
+            sum += Math.abs(own[y * width + x]! - (top + (bottom - top) * fy));
+          }
+          count++;
+        }
+      }
+    }
+    return count ? sum / count : Infinity;
+  };
+  let best = { dx: 0, dy: 0, misfit: misfit(0, 0) };
+  const still = best.misfit;
+  const search = (cx: number, cy: number, reach: number, step: number) => {
+    for (let dy = cy - reach; dy <= cy + reach + 1e-9; dy += step) {
+      for (let dx = cx - reach; dx <= cx + reach + 1e-9; dx += step) {
+        const m = misfit(dx, dy);
+        if (m < best.misfit) best = { dx, dy, misfit: m };
+      }
+    }
+  };
+  search(0, 0, PAN_REACH, 1);
+  search(best.dx, best.dy, 0.5, 0.25);
+  return Math.hypot(best.dx, best.dy) >= PAN_PX && best.misfit <= PAN_FIT * still ? { dx: best.dx, dy: best.dy } : undefined;
+}

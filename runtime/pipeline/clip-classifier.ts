@@ -9,7 +9,8 @@ import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
 import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, sureIntruders, type Doubt, type FrameFindings } from './decide.js';
-import { dropWindow, withoutDrops } from './pixel-median.js';
+import { dropsFlattened, dropWindow, lumaOf, withoutDrops, type DropLight } from './pixel-median.js';
+import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
 import { anotherMoment, chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
 import { readSamples, scaledSize } from './frames.js';
@@ -55,6 +56,9 @@ const LOOK_OFFSETS = [3, -3, 2, -2, 4, -4, 1, -1];
 const MOVERS_LOOKED_AT = 2;
 /** A closer look's region is at most this share of the side of the view that saw the doubt: else it is no closer. */
 const CLOSER = 0.8;
+
+/** Drops are thinner than this many px either side in a model's input: flattened before the view's shift is matched. */
+const DROP_REACH_PX = 2;
 
 /** Frames are decoded at this width at most: enough detail for crops. */
 const DETAIL_WIDTH = 1280;
@@ -356,7 +360,9 @@ export class ClipClassifier implements Classifier {
    * of it and the samples either side, or, in heavy rain whose drops brighten what they cross, each pixel's darkest over a
    * fifth of a second either side (its brightest where they darken); those in `shorter` over
    * the samples either side only. A drop is in one sample only; a walker a tenth of a second on
-   * has moved less than his width.
+   * has moved less than his width. On a panning camera each frame is first laid onto the chosen
+   * one's view (viewMoved): the darkest of a panning view over a fifth of a second smears every
+   * dark edge the way the view went, into shapes the detector calls animals.
    */
   private async *derained(clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal, shorter = new Set<ChosenFrame>()): AsyncGenerator<DecodedFrame> {
     const last = motion.samples.length - 1;
@@ -376,16 +382,42 @@ export class ClipClassifier implements Classifier {
         continue;
       }
       // the detail frame (for crops) and the whole views (a first look at the whole frame) alike
-      const dry = (views: Buffer[]) => Buffer.from(withoutDrops(views, light).buffer);
-      const whole = new Map([...own.whole.keys()].map((k) => [k, dry(frames.map((w) => w.whole.get(k)!))]));
-      yield { frame: dry(frames.map((w) => w.frame)), size: own.size, choice, whole, derained: reachOf(choice) > 1 };
+      const at = frames.indexOf(own);
+      const moved = this.viewMoved(own, frames, light);
+      const dry = (views: Buffer[], { width, height }: { width: number; height: number }) => {
+        const onto = (v: Buffer, k: number) => laidOnto(v, views[at]!, width, height, moved[k]!.x * width, moved[k]!.y * height);
+        return Buffer.from(withoutDrops(views.map(onto), light).buffer);
+      };
+      const whole = new Map([...own.whole.keys()].map((k) => [k, dry(frames.map((w) => w.whole.get(k)!), this.inputSizes().get(k)!)]));
+      yield { frame: dry(frames.map((w) => w.frame), own.size), size: own.size, choice, whole, derained: reachOf(choice) > 1 };
     }
+  }
+
+  /**
+   * How far the view's content moved from `own` to each of `frames` (samples in a row), in
+   * shares of the frame's width and height (what `own` shows at x, each shows at x + the share):
+   * the camera's steady pan (camera-path.ts), matched on the first whole view with the drops'
+   * thin lines flattened; none where the camera holds still.
+   */
+  private viewMoved(own: DecodedFrame, frames: DecodedFrame[], light: DropLight): Array<{ x: number; y: number }> {
+    const [key] = [...own.whole.keys()];
+    const { width, height } = this.inputSizes().get(key!)!;
+    const gray = (d: DecodedFrame) => dropsFlattened(lumaOf(d.whole.get(key!)!), width, height, light, DROP_REACH_PX);
+    const at = frames.indexOf(own);
+    // the farthest frames either side: the pan moved the view most in them
+    const far = [frames[0]!, frames[frames.length - 1]!].filter((d) => d !== own);
+    const pan = steadyPan(gray(own), far.map((d) => ({ k: frames.indexOf(d) - at, frame: gray(d) })), width, height);
+    return frames.map((_, k) => (pan ? { x: ((k - at) * pan.dx) / width, y: ((k - at) * pan.dy) / height } : { x: 0, y: 0 }));
   }
 
   /** The sizes a chosen sample is needed at: the detail frame (for crops), then each model input size (by inputKey). */
   private frameSizes(clip: ClipInfo): Array<{ width: number; height: number }> {
-    const modelSizes = new Map(this.options.models.map((m) => [inputKey(m), { width: m.input.shape[2]!, height: m.input.shape[1]! }]));
-    return [detailOf(clip), ...modelSizes.values()];
+    return [detailOf(clip), ...this.inputSizes().values()];
+  }
+
+  /** Each model input size, by inputKey. */
+  private inputSizes(): Map<string, { width: number; height: number }> {
+    return new Map(this.options.models.map((m) => [inputKey(m), { width: m.input.shape[2]!, height: m.input.shape[1]! }]));
   }
 
   /** The chosen samples out of those the motion pass kept (a small clip), as decodeChosen gives them. */

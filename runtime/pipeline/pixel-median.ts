@@ -85,3 +85,38 @@ export function withoutDrops(frames: Uint8Array[], light: DropLight): Uint8Array
   }
   return out;
 }
+
+/** An RGB frame's luma (Rec. 601): the gray frame the analyses read. */
+export function lumaOf(rgb: Uint8Array): Uint8Array {
+  const gray = new Uint8Array(rgb.length / 3);
+  for (let p = 0, q = 0; p < gray.length; p++, q += 3) gray[p] = (77 * rgb[q]! + 150 * rgb[q + 1]! + 29 * rgb[q + 2]!) >> 8;
+  return gray;
+}
+
+/**
+ * A gray frame with the thin lines of drops of `light` flattened: each pixel at its darkest
+ * within `reach` px along its row and then its column where drops brighten (its brightest where
+ * they darken), as is; a streak or a flake narrower than 2 reach + 1 px is gone, larger shapes
+ * keep their place. What a match of the view's shift reads in rain.
+ */
+export function dropsFlattened(frame: Uint8Array, width: number, height: number, light: DropLight, reach: number): Uint8Array {
+  if (light === 'either') return frame;
+  const darkest = light === 'brighter';
+  const along = (from: Uint8Array, step: number, count: number, lines: number, lineStep: number) => {
+    const out = new Uint8Array(from.length);
+    for (let line = 0; line < lines; line++) {
+      const start = line * lineStep;
+      for (let i = 0; i < count; i++) {
+        let v = from[start + i * step]!;
+        const last = Math.min(count - 1, i + reach);
+        for (let j = Math.max(0, i - reach); j <= last; j++) {
+          const u = from[start + j * step]!;
+          if (darkest ? u < v : u > v) v = u;
+        }
+        out[start + i * step] = v;
+      }
+    }
+    return out;
+  };
+  return along(along(frame, 1, width, height, width), width, height, width, 1);
+}

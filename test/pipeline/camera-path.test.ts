@@ -4,11 +4,12 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import sharp from 'sharp';
-import { viewPath, viewShift } from '../../runtime/pipeline/camera-path.js';
+import { laidOnto, steadyPan, viewPath, viewShift } from '../../runtime/pipeline/camera-path.js';
 import { analyseMotion, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { panClip, tempDir, walkerClip } from '../support/clips.js';
 import { media } from '../support/paths.js';
+import { seeded } from '../support/random.js';
 
 const WIDTH = 96;
 const HEIGHT = 54;
@@ -103,5 +104,47 @@ describe('where the camera pointed', function () {
     expect(motion.samples.some((s) => s.view || s.sceneCells)).to.equal(false);
     const alone = await analyseMotion(await probeClip(await walkerClip('grace_hopper.png', path.join(tempDir('vigil-camera-path-'), 'walker.mp4'))), new AbortController().signal);
     expect(alone.samples.every((s) => !s.view || (s.view.x === 0 && s.view.y === 0))).to.equal(true);
+  });
+
+  it('a frame laid onto another\'s view: each pixel holds the same place of the scene; where the frame does not reach, the other\'s pixel stands', () => {
+    // RGB, 6 x 4: the scene's place (x, y) has the value 10 y + x; the second frame's view went 2 px left and 1 up
+    const width = 6, height = 4;
+    const scene = (x: number, y: number) => 10 * y + x;
+    const own = new Uint8Array(width * height * 3).fill(200);
+    const later = new Uint8Array(width * height * 3);
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) later.fill(scene(x + 2, y + 1), (y * width + x) * 3, (y * width + x + 1) * 3);
+    // what own shows at (x, y), later shows at (x - 2, y - 1)
+    const laid = laidOnto(later, own, width, height, -2.2, -0.9);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const expected = x >= 2 && y >= 1 ? scene(x, y) : 200;
+        expect([...laid.subarray((y * width + x) * 3, (y * width + x + 1) * 3)], `(${x}, ${y})`).to.deep.equal([expected, expected, expected]);
+      }
+    }
+    expect(laidOnto(later, own, width, height, 0.3, -0.4)).to.equal(later);
+  });
+
+  it('a steady pan about a frame, from the frames two samples either side: found to a quarter pixel; not where the camera holds still among noise and streaks, nor where it pans under a pixel a sample', () => {
+    // 300 x 300 gray: a smooth texture (waves of 10 to 40 px), each frame with its own noise and bright streaks
+    const width = 300, height = 300;
+    const random = seeded(3);
+    const waves = Array.from({ length: 6 }, () => ({ fx: (random() - 0.5) / 6, fy: (random() - 0.5) / 6, phase: random() * 7 }));
+    const scene = (x: number, y: number) => 128 + waves.reduce((sum, w) => sum + 18 * Math.sin(w.fx * x + w.fy * y + w.phase), 0);
+    const frameAt = (k: number, pan: { dx: number; dy: number }) => {
+      const f = new Uint8Array(width * height);
+      for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) f[y * width + x] = Math.max(0, Math.min(255, scene(x - k * pan.dx, y - k * pan.dy) + (random() - 0.5) * 8));
+      for (let n = 0; n < 40; n++) {
+        const x = Math.floor(random() * width), y0 = Math.floor(random() * (height - 12));
+        for (let y = y0; y < y0 + 12; y++) f[y * width + x] = 250;
+      }
+      return f;
+    };
+    const about = (pan: { dx: number; dy: number }) => steadyPan(frameAt(0, pan), [-2, 2].map((k) => ({ k, frame: frameAt(k, pan) })), width, height);
+    const found = about({ dx: -1.5, dy: 0.5 });
+    expect(found).to.not.equal(undefined);
+    expect(found!.dx).to.be.closeTo(-1.5, 0.25);
+    expect(found!.dy).to.be.closeTo(0.5, 0.25);
+    expect(about({ dx: 0, dy: 0 })).to.equal(undefined);
+    expect(about({ dx: 0.5, dy: 0 })).to.equal(undefined);
   });
 });

@@ -96,8 +96,9 @@ export function lumaOf(rgb: Uint8Array): Uint8Array {
 /**
  * A gray frame with the thin lines of drops of `light` flattened: each pixel at its darkest
  * within `reach` px along its row and then its column where drops brighten (its brightest where
- * they darken), as is; a streak or a flake narrower than 2 reach + 1 px is gone, larger shapes
- * keep their place. What a match of the view's shift reads in rain.
+ * they darken; where they showed no one way, the frame as it is). A streak or a flake narrower
+ * than 2 reach + 1 px is gone, larger shapes keep their place: what a match of the view's shift
+ * reads in rain.
  */
 export function dropsFlattened(frame: Uint8Array, width: number, height: number, light: DropLight, reach: number): Uint8Array {
   if (light === 'either') return frame;

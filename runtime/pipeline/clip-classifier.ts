@@ -369,6 +369,7 @@ export class ClipClassifier implements Classifier {
     const light = motion.smallMovers().derainedAs ?? 'either'; // as the movers were followed
     const full = dropWindow(light, SAMPLE_FPS) >> 1;
     const reachOf = (choice: ChosenFrame) => (shorter.has(choice) ? 1 : full);
+    const inputSizes = this.inputSizes();
     const window = (index: number, reach: number) => (index >= reach && index + reach <= last ? Array.from({ length: 2 * reach + 1 }, (_, k) => index - reach + k) : [index]);
     const around = (choice: ChosenFrame) => window(choice.index, reachOf(choice));
     const indices = [...new Set(chosen.flatMap(around))].sort((a, b) => a - b);
@@ -383,30 +384,29 @@ export class ClipClassifier implements Classifier {
       }
       // the detail frame (for crops) and the whole views (a first look at the whole frame) alike
       const at = frames.indexOf(own);
-      const moved = this.viewMoved(own, frames, light);
+      const moved = this.viewMoved(frames, at, light, inputSizes);
       const dry = (views: Buffer[], { width, height }: { width: number; height: number }) => {
         const onto = (v: Buffer, k: number) => laidOnto(v, views[at]!, width, height, moved[k]!.x * width, moved[k]!.y * height);
         return Buffer.from(withoutDrops(views.map(onto), light).buffer);
       };
-      const whole = new Map([...own.whole.keys()].map((k) => [k, dry(frames.map((w) => w.whole.get(k)!), this.inputSizes().get(k)!)]));
+      const whole = new Map([...own.whole.keys()].map((k) => [k, dry(frames.map((w) => w.whole.get(k)!), inputSizes.get(k)!)]));
       yield { frame: dry(frames.map((w) => w.frame), own.size), size: own.size, choice, whole, derained: reachOf(choice) > 1 };
     }
   }
 
   /**
-   * How far the view's content moved from `own` to each of `frames` (samples in a row), in
-   * shares of the frame's width and height (what `own` shows at x, each shows at x + the share):
-   * the camera's steady pan (camera-path.ts), matched on the first whole view with the drops'
-   * thin lines flattened; none where the camera holds still.
+   * How far the view's content moved from the chosen frame, `frames[at]`, to each of `frames`
+   * (samples in a row), in shares of the frame's width and height (what it shows at x, each shows
+   * at x + the share): the camera's steady pan (camera-path.ts), matched on the first whole view
+   * with the drops' thin lines flattened; none where the camera holds still.
    */
-  private viewMoved(own: DecodedFrame, frames: DecodedFrame[], light: DropLight): Array<{ x: number; y: number }> {
-    const [key] = [...own.whole.keys()];
-    const { width, height } = this.inputSizes().get(key!)!;
-    const gray = (d: DecodedFrame) => dropsFlattened(lumaOf(d.whole.get(key!)!), width, height, light, DROP_REACH_PX);
-    const at = frames.indexOf(own);
+  private viewMoved(frames: DecodedFrame[], at: number, light: DropLight, inputSizes: Map<string, { width: number; height: number }>): Array<{ x: number; y: number }> {
+    const [key] = [...frames[at]!.whole.keys()];
+    const { width, height } = inputSizes.get(key!)!;
+    const gray = (k: number) => dropsFlattened(lumaOf(frames[k]!.whole.get(key!)!), width, height, light, DROP_REACH_PX);
     // the farthest frames either side: the pan moved the view most in them
-    const far = [frames[0]!, frames[frames.length - 1]!].filter((d) => d !== own);
-    const pan = steadyPan(gray(own), far.map((d) => ({ k: frames.indexOf(d) - at, frame: gray(d) })), width, height);
+    const far = [0, frames.length - 1].filter((k) => k !== at);
+    const pan = steadyPan(gray(at), far.map((k) => ({ k: k - at, frame: gray(k) })), width, height);
     return frames.map((_, k) => (pan ? { x: ((k - at) * pan.dx) / width, y: ((k - at) * pan.dy) / height } : { x: 0, y: 0 }));
   }
 

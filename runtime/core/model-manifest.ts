@@ -56,6 +56,13 @@ export const modelSchema = z.strictObject({
    */
   flying: z.array(z.string()).default([]),
   /**
+   * detection: the classes it gives a flag or banner in wind, mapped to a label or not (COCO has
+   * no flag and calls one "kite"). Their boxes are evidence for a flag only where a compact place
+   * flutters on a still camera (foliage.ts), never a label by themselves: a kite in the sky, or
+   * a bird taken for one, is no flag.
+   */
+  flags: z.array(z.string()).default([]),
+  /**
    * detection: the side of its smallest anchor box, a share of its input's side (0.1 for SSD
    * MobileNet v2: it was made to find nothing smaller). A person boxed smaller on the longer
    * side and not upright is dropped (decoders.ts). 0: none is.

@@ -16,7 +16,7 @@ import { anotherMoment, chooseFrames, naiveFrames, type ChosenFrame } from './fr
 import { readSamples, scaledSize } from './frames.js';
 import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
-import { DECODERS, type Scores } from './decoders.js';
+import { DECODERS, type Scores, type Sighting } from './decoders.js';
 import type { LoadedModel } from './loaded-model.js';
 
 export interface ClipClassifierOptions {
@@ -459,6 +459,7 @@ export class ClipClassifier implements Classifier {
     // By view, whole frame first whatever ran first: of two equal findings the merge keeps the earlier.
     const views: { whole: Detection[]; region: Detection[] } = { whole: [], region: [] };
     const flyers: Box[] = [];
+    const flags: Sighting[] = [];
     let inferenceMs = 0;
     let inferences = 0;
     const byModel: Record<string, number> = {};
@@ -473,12 +474,13 @@ export class ClipClassifier implements Classifier {
       const found = DECODERS[model.entry.task](outputs, model, crop);
       (crop ? views.region : views.whole).push(...found.detections);
       flyers.push(...found.flyers ?? []);
+      flags.push(...found.flags ?? []);
       for (const [label, score] of Object.entries(found.scores) as Array<[keyof Scores, number]>) {
         if (score > (scores[label] ?? 0)) scores[label] = score;
       }
       return found.detections;
     };
-    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers, ...(derained ? { derained } : {}) }, inferenceMs, inferences, byModel });
+    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers, flags, ...(derained ? { derained } : {}) }, inferenceMs, inferences, byModel });
     const runAll = async (models: LoadedModel[], crop: Box | undefined) => (await Promise.all(models.map((m) => run(m, crop)))).flat();
     // A detector takes the first look: at the region around the motion when there is one (what
     // moved, larger in its input than in the whole frame), else at the whole frame. When what

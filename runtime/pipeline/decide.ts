@@ -6,6 +6,7 @@ import type { Manifest } from '../core/model-manifest.js';
 import { area, centreDistance, covered, inside, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
+import type { Sighting } from './decoders.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
 import { followedScore, type MoverTrack, type SmallMovers } from './small-movers.js';
 import { precipitationScore } from './precipitation.js';
@@ -20,6 +21,8 @@ export interface FrameFindings {
   detections: Detection[];
   /** the boxes of things that fly the detector saw (a bird, or what it takes one for), a label or not */
   flyers?: Box[];
+  /** what the detector called a flag (a flag's evidence where a compact place flutters), a label or not */
+  flags?: Sighting[];
   /** seen with the drops of heavy rain or snow taken out over a fifth of a second either side (each pixel's darkest, or brightest) */
   derained?: boolean;
 }
@@ -370,6 +373,9 @@ export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, j
   return dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1);
 }
 
+/** A box lying this much inside a place that flutters is of what flutters there: the detector's flag, a creature's path in a flag's place. */
+const FLAG_OWN = 0.5;
+
 /**
  * Step 2, the weather from the pixels and the motion: rain and snow; then, when it is dry,
  * foliage, wind and flags from what sways in place on a still camera (foliage.ts), not where
@@ -380,7 +386,9 @@ export function weather(scores: Scores, frames: FrameFindings[], pattern: Motion
   raise(scores, 'rain', rainScore(pattern));
   if ((scores.rain ?? 0) >= judge.threshold('rain')) return {}; // drops make every cell flicker
   const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= judge.unsure).map((d) => d.box));
-  const sway = swayScores(pattern.sway, MOTION_GRID, explained, scores.flag ?? 0, judge.threshold('flag'));
+  // the classifier's flag score wherever it looked; the detector's where it boxed the flag
+  const flagAt = (place: Box) => Math.max(scores.flag ?? 0, ...frames.flatMap((f) => f.flags ?? []).filter((s) => covered(s.box, place) >= FLAG_OWN).map((s) => s.score));
+  const sway = swayScores(pattern.sway, MOTION_GRID, explained, flagAt, judge.threshold('flag'));
   if (sway.plant > 0) raise(scores, 'plant', eitherOf(scores.plant ?? 0, sway.plant));
   raise(scores, 'wind', sway.wind);
   raise(scores, 'flag', sway.flag);
@@ -404,9 +412,6 @@ export function foundRule(frames: FrameFindings[], judge: Judge): (label: Servic
   return (label, score) =>
     labelAllowed(label, score, judge.rules) && (score >= sure(label) || (agreed.has(label) && score >= judge.unsure));
 }
-
-/** A creature's path lying this much inside the place of a flag found is the flag's. */
-const FLAG_OWN = 0.5;
 
 /**
  * Step 4, small creatures, where the networks found no person or vehicle: a small thing that

@@ -389,17 +389,19 @@ export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explaine
 }
 
 /**
- * A flag: where a compact place flutters, the classifier's flag score (ImageNet "flagpole")
- * is raised by the flutter's evidence, up to double: with a clear flutter it counts from half
- * its threshold. The motion has narrowed what the place can be to a few things (a flag, a
- * conveyor, a screen) and the classifier tells them apart; motion alone never makes a flag,
- * and under half its threshold the classifier's doubt stands. Returns the flag's score (0:
- * none) and the place that fluttered.
+ * A flag: where a compact place flutters, the networks' flag score there (`networksFlag`: the
+ * classifier's "flagpole", or what the detector called a flag in that place) is raised by the
+ * flutter's evidence, up to double: with a clear flutter it counts from half its threshold. The
+ * motion has narrowed what the place can be to a few things (a flag, a conveyor, a screen) and
+ * the networks tell them apart; motion alone never makes a flag, and under half its threshold
+ * the networks' doubt stands. Of the places the networks back, the largest. Returns the flag's
+ * score (0: none) and the place that fluttered.
  */
-export function flagFinding(flutters: Flutter[], classifierFlag: number, threshold: number): { score: number; flutter?: Flutter } {
-  if (!flutters.length || classifierFlag < threshold / 2) return { score: 0 };
-  const flutter = flutters.reduce((a, b) => (b.cells > a.cells ? b : a));
-  return { score: Math.min(1, classifierFlag * (1 + evidence(flutter.cells))), flutter };
+export function flagFinding(flutters: Flutter[], networksFlag: (place: Box) => number, threshold: number): { score: number; flutter?: Flutter } {
+  const backed = flutters.filter((f) => networksFlag(f.box) >= threshold / 2);
+  if (!backed.length) return { score: 0 };
+  const flutter = backed.reduce((a, b) => (b.cells > a.cells ? b : a));
+  return { score: Math.min(1, networksFlag(flutter.box) * (1 + evidence(flutter.cells))), flutter };
 }
 
 export interface SwayScores {
@@ -414,12 +416,12 @@ export interface SwayScores {
 
 /**
  * plant, wind and flag from what sways in place. `explained`: boxes of the people, vehicles and
- * animals found; `classifierFlag`: the best flag score the networks gave. A flag found is not
+ * animals found; `networksFlag`: the networks' best flag score for a place. A flag found is not
  * foliage too: its place is left out of the foliage.
  */
-export function swayScores(sway: SwayPattern | undefined, grid: Grid, explained: Box[], classifierFlag: number, flagThreshold: number): SwayScores {
+export function swayScores(sway: SwayPattern | undefined, grid: Grid, explained: Box[], networksFlag: (place: Box) => number, flagThreshold: number): SwayScores {
   const first = swayFindings(sway, grid, explained);
-  const flag = flagFinding(first.flutters, classifierFlag, flagThreshold);
+  const flag = flagFinding(first.flutters, networksFlag, flagThreshold);
   const foliage = flag.flutter ? swayFindings(sway, grid, [...explained, flag.flutter.box]).foliage : first.foliage;
   return { plant: foliage, wind: Math.max(foliage, flag.flutter ? evidence(flag.flutter.cells) : 0), flag: flag.score, ...(flag.flutter ? { flagPlace: flag.flutter.box } : {}) };
 }

@@ -10,6 +10,8 @@ export interface LoadedModel {
   labelMap: LabelMap;
   /** detection: the indexes of the classes that fly (the manifest's `flying`) */
   flying: Set<number>;
+  /** detection: the indexes of the classes it gives flags (the manifest's `flags`) */
+  flags: Set<number>;
   input: TensorQuant;
   output: TensorQuant;
 }

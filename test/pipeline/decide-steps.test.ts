@@ -143,10 +143,27 @@ describe('decide, step 2: the weather', () => {
   it('a crown swaying on a still camera, nothing found over it: plant and wind at the sway scores', () => {
     const scores: Scores = {};
     weather(scores, [frame(0, [], crownBox)], swaying, judge);
-    const expected = swayScores(sway, MOTION_GRID, [], 0, judge.threshold('flag'));
+    const expected = swayScores(sway, MOTION_GRID, [], () => 0, judge.threshold('flag'));
     expect(expected.plant).to.be.above(0);
     expect(scores.wind).to.equal(Math.round(expected.wind * 1000) / 1000);
     expect(scores.plant).to.be.at.least(Math.round(expected.plant * 1000) / 1000 - 1e-9);
+  });
+
+  it('a compact place fluttering where the detector boxed a flag ("kite"), the classifier silent: a flag, and its place; boxed elsewhere, none', () => {
+    const cloth = gridBlock(5, 1, 3, 2);
+    const fluttering: MotionPattern = { ...pattern, sway: describeSway(cellMotion(40, (c, t) => (cloth(c) ? [0.2, 0.8 * Math.sin(2 * Math.PI * 0.25 * t)] : [0, 0])), SAMPLE_FPS)! };
+    const place: Box = { x: 5 / MOTION_GRID.x, y: 1 / MOTION_GRID.y, w: 3 / MOTION_GRID.x, h: 2 / MOTION_GRID.y };
+    const boxed = (box: Box): FrameFindings => ({ ...frame(0, [], place), flags: [{ box, score: 0.88 }] });
+    const there: Scores = {};
+    expect(weather(there, [boxed({ x: 0.43, y: 0.12, w: 0.22, h: 0.2 })], fluttering, judge).flagPlace).to.deep.equal(place);
+    expect(there.flag).to.be.at.least(judge.threshold('flag'));
+    const elsewhere: Scores = {};
+    expect(weather(elsewhere, [boxed({ x: 0.05, y: 0.6, w: 0.2, h: 0.2 })], fluttering, judge)).to.deep.equal({});
+    expect(elsewhere.flag ?? 0).to.equal(0);
+    // a flag boxed on a camera whose view holds nothing fluttering is no flag either (a kite in the sky)
+    const still: Scores = {};
+    weather(still, [boxed({ x: 0.43, y: 0.12, w: 0.22, h: 0.2 })], pattern, judge);
+    expect(still.flag ?? 0).to.equal(0);
   });
 
   it('in rain, nothing is read from the sway: drops make every cell flicker', () => {

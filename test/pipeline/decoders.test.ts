@@ -84,6 +84,18 @@ describe('the detection decoder (SSD, post-processed)', () => {
     expect(detections.map((d) => d.label)).to.deep.equal(['animal', 'person']);
   });
 
+  it('what it calls a flag (the pack\'s `flags`: kite) is boxed with its score from min_score, in the frame, a label or not', () => {
+    expect(detector!.entry.flags).to.deep.equal(['kite']);
+    const minScore = detector!.entry.min_score;
+    const { detections, flags } = decode(ssd([
+      { name: 'kite', score: 0.88, box: [0, 0.5, 0.5, 1] },
+      { name: 'kite', score: minScore - 0.01, box: [0.5, 0.5, 1, 1] },
+      { name: 'bird', score: 0.5, box: [0.5, 0, 1, 0.5] }, // a flyer, no flag
+    ]), VIEW);
+    expect(flags).to.deep.equal([{ box: { x: 0.75, y: 0.25, w: 0.25, h: 0.25 }, score: Math.fround(0.88) }]);
+    expect(detections.map((d) => d.label)).to.deep.equal(['animal']); // no label of its own
+  });
+
   it('a person boxed smaller than the smallest anchor (`smallest_box` of the input) is dropped unless upright; other labels, and flyers, are kept', () => {
     const smallest = detector!.entry.smallest_box;
     expect(smallest).to.equal(0.1);

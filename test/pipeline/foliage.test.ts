@@ -1,7 +1,7 @@
 // Foliage, wind and flags from how cells move (runtime/pipeline/foliage.ts), on made-up
 // frames and motion: each measure and rule checked on exactly the case it is for.
 import { expect } from 'chai';
-import type { Detection } from '../../runtime/core/analysis.js';
+import type { Box, Detection } from '../../runtime/core/analysis.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MotionPattern } from '../../runtime/pipeline/motion.js';
 import {
@@ -37,6 +37,9 @@ function picture(where: (x: number, y: number) => [number, number]): Uint8Array 
 /** The texture shifted by (dx, dy) px where `moves` says so. */
 const texture = (dx: number, dy: number, moves: (x: number, y: number) => boolean = () => true) =>
   picture((x, y) => (moves(x, y) ? [x - dx, y - dy] : [x, y]));
+
+/** The networks' flag score, the same for every place (the classifier's, which looked at the whole view). */
+const everywhere = (score: number) => () => score;
 
 describe('foliage: local motion, sway and flags', () => {
   const map = cellMap();
@@ -108,7 +111,7 @@ describe('foliage: local motion, sway and flags', () => {
     expect(sway.cameraStill).to.equal(true);
     const found = swayFindings(sway, GRID);
     expect(found.foliage).to.be.above(0.9);
-    const scores = swayScores(sway, GRID, [], 0, 0.4);
+    const scores = swayScores(sway, GRID, [], everywhere(0), 0.4);
     expect(scores.plant).to.be.above(0.9);
     expect(scores.wind).to.be.above(0.9);
     expect(scores.flag).to.equal(0); // swaying is never a flag by itself
@@ -161,19 +164,29 @@ describe('foliage: local motion, sway and flags', () => {
     const { flutters } = swayFindings(sway, GRID);
     expect(flutters).to.have.length(1);
     expect(flutters[0]!.box.x).to.be.closeTo(5 / 12, 1e-6);
-    expect(flagFinding(flutters, 0, 0.4).score).to.equal(0); // motion alone never makes a flag
-    expect(flagFinding(flutters, 0.15, 0.4).score).to.equal(0); // under half the flag threshold
-    expect(flagFinding(flutters, 0.25, 0.4).score).to.be.at.least(0.4); // gated: counts
+    expect(flagFinding(flutters, everywhere(0), 0.4).score).to.equal(0); // motion alone never makes a flag
+    expect(flagFinding(flutters, everywhere(0.15), 0.4).score).to.equal(0); // under half the flag threshold
+    expect(flagFinding(flutters, everywhere(0.25), 0.4).score).to.be.at.least(0.4); // gated: counts
     // a small flutter (two cells) is weaker evidence: the same vote falls short
-    expect(flagFinding([{ box: flutters[0]!.box, cells: 2 }], 0.25, 0.4).score).to.be.below(0.4);
-    expect(flagFinding([], 0.25, 0.4).score).to.equal(0); // without a flutter, the threshold holds
+    expect(flagFinding([{ box: flutters[0]!.box, cells: 2 }], everywhere(0.25), 0.4).score).to.be.below(0.4);
+    expect(flagFinding([], everywhere(0.25), 0.4).score).to.equal(0); // without a flutter, the threshold holds
     // a flag found is not foliage too
-    const scores = swayScores(sway, GRID, [], 0.25, 0.4);
+    const scores = swayScores(sway, GRID, [], everywhere(0.25), 0.4);
     expect(scores.flag).to.be.at.least(0.4);
     expect(scores.plant).to.equal(0);
     expect(scores.wind).to.be.above(0);
     expect(scores.flagPlace).to.deep.equal(flutters[0]!.box); // where the cloth moves
-    expect(swayScores(sway, GRID, [], 0.15, 0.4).flagPlace).to.equal(undefined); // no flag, no place
+    expect(swayScores(sway, GRID, [], everywhere(0.15), 0.4).flagPlace).to.equal(undefined); // no flag, no place
+  });
+
+  it('of two places that flutter, the flag is where the networks back one (the detector boxed a flag there), not the larger', () => {
+    const cloth = { box: { x: 1 / 12, y: 1 / 9, w: 2 / 12, h: 2 / 9 }, cells: 4 };
+    const screen = { box: { x: 6 / 12, y: 4 / 9, w: 4 / 12, h: 3 / 9 }, cells: 12 };
+    const boxedThere = (place: Box) => (place === cloth.box ? 0.88 : 0);
+    const found = flagFinding([cloth, screen], boxedThere, 0.4);
+    expect(found.flutter).to.equal(cloth);
+    expect(found.score).to.be.at.least(0.88);
+    expect(flagFinding([screen], boxedThere, 0.4).score).to.equal(0); // a flag boxed elsewhere backs no other place
   });
 
   it('a tree line across the whole frame is not compact: no flag place', () => {

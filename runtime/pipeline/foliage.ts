@@ -255,7 +255,13 @@ function noiseOf(local: LocalMotion[]): number {
   return all.sort()[Math.floor(all.length * 0.2)] ?? 0;
 }
 
-/** How each cell moved over the clip, from the samples' LocalMotion; undefined when the clip is too short to tell. */
+/**
+ * How each cell moved over the clip, from the samples' LocalMotion; undefined when the clip is
+ * too short to tell. The samples in which the camera itself moved are left out: there every
+ * textured cell moved with the view, and a camera that moves now and then (nudged by wind on
+ * its pole, a source whose frames repeat) still counts as still, its own steps back and forth
+ * read as the sway of every textured cell.
+ */
 export function describeSway(local: LocalMotion[], sampleFps: number): SwayPattern | undefined {
   if (local.length < MIN_SWAY_S * sampleFps) return undefined;
   const cells = local[0]!.change.length;
@@ -264,8 +270,11 @@ export function describeSway(local: LocalMotion[], sampleFps: number): SwayPatte
   const duty = new Float32Array(cells);
   const sumX = new Float32Array(cells), sumY = new Float32Array(cells), length = new Float32Array(cells);
   const lagged = new Float32Array(cells), energy = new Float32Array(cells);
+  const viewStill = (l: LocalMotion | undefined) => l !== undefined && l.camera < MOVED;
+  const still = local.filter(viewStill).length;
   local.forEach((l, k) => {
-    const before = local[k - 1];
+    if (!viewStill(l)) return;
+    const before = viewStill(local[k - 1]) ? local[k - 1] : undefined;
     for (let c = 0; c < cells; c++) {
       const u = l.flow[c * 2]!, v = l.flow[c * 2 + 1]!;
       energy[c] += u * u + v * v;
@@ -283,7 +292,7 @@ export function describeSway(local: LocalMotion[], sampleFps: number): SwayPatte
   const speed = new Float32Array(cells);
   for (let c = 0; c < cells; c++) {
     speed[c] = duty[c] ? length[c]! / duty[c]! : 0;
-    duty[c] /= local.length;
+    duty[c] /= Math.max(1, still);
     straightness[c] = length[c] ? Math.hypot(sumX[c]!, sumY[c]!) / length[c]! : 0;
     smoothness[c] = energy[c] ? lagged[c]! / energy[c]! : 0;
   }

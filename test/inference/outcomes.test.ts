@@ -3,7 +3,7 @@
 // would say. The default pack is pulled from the shared models folder.
 import path from 'node:path';
 import { expect } from 'chai';
-import { ffmpeg, nightWalkerClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
+import { ffmpeg, nightWalkerClip, nudgedCameraClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
 import { suiteDaemon } from '../support/daemon.js';
 import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { nightViewClip } from '../support/night.js';
@@ -272,6 +272,16 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(sunflower.labels).to.include('plant'); // a sunflower is one, seen still or shaken
     expect(sunflower.labels).to.not.include('wind');
     expect(sunflower.risk).to.equal('safe');
+  });
+
+  it('a camera on a pole nudged now and then by gusts is no foliage: the warehouse with its worker is an intrusion without plant or wind; trees under the same nudges still sway', async () => {
+    const warehouse = await classify(await nudgedCameraClip(media('real/worker_hardhat_walking.mp4'), path.join(dir, 'nudged-worker.mp4')));
+    expect(warehouse.labels).to.include.members(['person', 'intrusion']);
+    expect(warehouse.labels).to.not.include('plant');
+    expect(warehouse.labels).to.not.include('wind');
+    const trees = await classify(await nudgedCameraClip(await treesInWindClip(path.join(dir, 'trees-for-nudge.mp4')), path.join(dir, 'nudged-trees.mp4')));
+    expect(trees.labels).to.include.members(['plant', 'wind']);
+    expect(trees.risk).to.equal('safe');
   });
 
   it('a camera panning across a scene is neither rain nor wind', async () => {

@@ -147,6 +147,24 @@ describe('foliage: local motion, sway and flags', () => {
     expect(swayFindings(slow, GRID).foliage).to.be.above(0.9);
   });
 
+  it('a camera nudged back and forth in a few samples counts as still, and its steps are no sway; a crown swaying under it still is', () => {
+    // Each second the view steps 0.6 px one way over two samples, then back: the camera is seen
+    // moving in those four of ten, and the calm frames (each the median of three) smear each step
+    // into the sample after, where the camera's fit falls under MOVED. Every textured cell then
+    // moves in six samples of ten, back and forth, smoothly: counted over all samples, a sway.
+    const phase = (t: number) => t % 10;
+    const step = (t: number): [number, number] => [[0, 0.3, 0.3, 0.1, 0, 0, -0.3, -0.3, -0.1, 0][phase(t)]!, 0];
+    const camera = (t: number) => ([1, 2, 6, 7].includes(phase(t)) ? 0.35 : [3, 8].includes(phase(t)) ? 0.03 : 0);
+    const nudged = (flowOf: (c: number, t: number) => [number, number]) => cellMotion(40, flowOf).map((l, t) => ({ ...l, camera: camera(t) }));
+    const bare = describeSway(nudged((_, t) => step(t)), 10)!;
+    expect(bare.cameraStill).to.equal(true);
+    expect(swayFindings(bare, GRID).foliage).to.equal(0);
+    const crown = gridBlock(2, 4, 6, 4);
+    const sway = (c: number, t: number): [number, number] => (crown(c) ? [0.3 * Math.cos(2 * Math.PI * 0.8 * (t / 10) + c), 0.1 * Math.sin(t + c)] : [0, 0]);
+    const swaying = describeSway(nudged((c, t) => (camera(t) >= 0.05 ? step(t) : sway(c, t))), 10)!;
+    expect(swayFindings(swaying, GRID).foliage).to.be.above(0.9);
+  });
+
   it('too short a clip to see a sway come back: nothing', () => {
     expect(describeSway(cellMotion(10, () => [0.3, 0]), 10)).to.equal(undefined);
   });

@@ -69,6 +69,21 @@ export async function sequenceClip(images: string[], out: string, each = 1, fps 
   return out;
 }
 
+/**
+ * A camera on a pole nudged by gusts: its view of a clip drifts a few pixels back and forth (3 px
+ * over about 3 s, with a 1 px tremor) in whole-pixel steps, holding still between them: cropped
+ * out of the clip 8 % larger, at a place that moves by whole pixels. Not foliage.
+ */
+export async function nudgedCameraClip(clip: string, out: string, seconds = 8): Promise<string> {
+  const drift = "x='(iw-ow)/2+3*sin(2*PI*0.3*t)+sin(2*PI*1.3*t+1)':y='(ih-oh)/2+2*sin(2*PI*0.23*t+2)+0.7*sin(2*PI*1.7*t)'";
+  await ffmpeg([
+    '-t', String(seconds), '-i', clip,
+    '-vf', `scale=trunc(iw*1.08/2)*2:-2,crop=trunc(iw/1.08/2)*2:trunc(ih/1.08/2)*2:${drift},setsar=1,format=yuv420p`,
+    '-an', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', out,
+  ]);
+  return out;
+}
+
 /** A camera shaken by wind: its whole view of an image sways back and forth in place (2 sways a second). Not foliage. */
 export async function shakenCameraClip(image: string, out: string, seconds = 4): Promise<string> {
   await ffmpeg([

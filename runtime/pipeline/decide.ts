@@ -387,7 +387,8 @@ export function weather(scores: Scores, frames: FrameFindings[], pattern: Motion
   if ((scores.rain ?? 0) >= judge.threshold('rain')) return {}; // drops make every cell flicker
   const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= judge.unsure).map((d) => d.box));
   // the classifier's flag score wherever it looked; the detector's where it boxed the flag
-  const flagAt = (place: Box) => Math.max(scores.flag ?? 0, ...frames.flatMap((f) => f.flags ?? []).filter((s) => covered(s.box, place) >= FLAG_OWN).map((s) => s.score));
+  const flags = frames.flatMap((f) => f.flags ?? []);
+  const flagAt = (place: Box) => Math.max(scores.flag ?? 0, ...flags.filter((s) => covered(s.box, place) >= FLAG_OWN).map((s) => s.score));
   const sway = swayScores(pattern.sway, MOTION_GRID, explained, flagAt, judge.threshold('flag'));
   if (sway.plant > 0) raise(scores, 'plant', eitherOf(scores.plant ?? 0, sway.plant));
   raise(scores, 'wind', sway.wind);

@@ -21,11 +21,8 @@ export interface ViewFindings {
   flags?: Sighting[];
 }
 
-/** A box and how sure the model was of it. */
-export interface Sighting {
-  box: Box;
-  score: number;
-}
+/** A box and how sure the model was of it: a finding without a label of the pack. */
+export type Sighting = Pick<Detection, 'box' | 'score'>;
 
 /** The view a model ran on: a crop of the frame, or the whole frame (undefined). */
 export type Decoder = (outputs: InferenceOutput[], model: LoadedModel, view: Box | undefined) => ViewFindings;

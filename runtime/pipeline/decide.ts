@@ -377,14 +377,13 @@ export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, j
 const FLAG_OWN = 0.5;
 
 /**
- * Step 2, the weather from the pixels and the motion: rain and snow; then, when it is dry,
- * foliage, wind and flags from what sways in place on a still camera (foliage.ts), not where
- * a person, vehicle or animal was found. Answers where a flag was found fluttering: what moves
+ * Step 2, the weather from the pixels and the motion: rain and snow; then foliage, wind and
+ * flags from what sways in place on a still camera (foliage.ts), not where a person, vehicle or
+ * animal was found (in rain or snow, read with the drops taken out, smooth as a sway is). Answers where a flag was found fluttering: what moves
  * there is the cloth.
  */
 export function weather(scores: Scores, frames: FrameFindings[], pattern: MotionPattern, judge: Judge): { flagPlace?: Box } {
   raise(scores, 'rain', rainScore(pattern));
-  if ((scores.rain ?? 0) >= judge.threshold('rain')) return {}; // drops make every cell flicker
   const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= judge.unsure).map((d) => d.box));
   // the classifier's flag score wherever it looked; the detector's where it boxed the flag
   const flags = frames.flatMap((f) => f.flags ?? []);

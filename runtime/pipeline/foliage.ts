@@ -245,6 +245,8 @@ export interface SwayPattern {
   speed: Float32Array;
   /** per cell, the correlation of its flow with the previous sample's (1: smooth, -1/2: noise) */
   smoothness: Float32Array;
+  /** read in rain or snow, from samples with the drops taken out over several in a row (motion.ts, calmMotion): smoothness counts from SMOOTH_IN_RAIN */
+  inRain?: boolean;
 }
 
 /** The clip's noise: the 20th percentile of the cells' changes (the still part of the scene, its sensor and codec noise: about its σ). */
@@ -349,10 +351,18 @@ const cellCentre = (c: number, grid: Grid) => ({ x: ((c % grid.x) + 0.5) / grid.
  * stays uncorrelated from sample to sample.
  */
 const SMOOTH = 0;
+/**
+ * In rain or snow each sample is taken over several in a row (the drops' window), and what the
+ * drops leave of themselves there changes a little with each new sample in the window: smooth
+ * for a sample or two, from nothing that moved. Past that, noise correlates by about 0 (the
+ * window's difference of independent values), so the sway must show what a sway of 2 Hz or
+ * less shows (cos(2π 2 / 10)).
+ */
+const SMOOTH_IN_RAIN = Math.cos((2 * Math.PI * 2) / 10);
 
 /** A cell that sways goes back and forth, smoothly, slowly enough for its direction to be read. */
 const swaysBackAndForth = (sway: SwayPattern, c: number) =>
-  sway.straightness[c]! < RETURNS && sway.speed[c]! < LINEAR && sway.smoothness[c]! > SMOOTH;
+  sway.straightness[c]! < RETURNS && sway.speed[c]! < LINEAR && sway.smoothness[c]! > (sway.inRain ? SMOOTH_IN_RAIN : SMOOTH);
 
 /** The cells that sway (persistent, back and forth, slow), on a still camera; none otherwise. */
 export function swayingCells(sway: SwayPattern | undefined): Uint8Array | undefined {

@@ -166,10 +166,15 @@ describe('decide, step 2: the weather', () => {
     expect(still.flag ?? 0).to.equal(0);
   });
 
-  it('in rain, nothing is read from the sway: drops make every cell flicker', () => {
+  it('in rain, a sway read with the drops taken out gives plant and wind beside rain, where it is as smooth as a sway; the drops\' residue does not', () => {
     const scores: Scores = {};
-    weather(scores, [], { ...swaying, streaks: 0.6, repeat: 0.1 }, judge);
-    expect(Object.keys(scores)).to.deep.equal(['rain']);
+    weather(scores, [], { ...swaying, sway: { ...sway, inRain: true }, streaks: 0.6, repeat: 0.1 }, judge);
+    expect(scores).to.include.keys('rain', 'plant', 'wind');
+    // flows that turn by 1.4 radians a sample (correlated by 0.17 with the one before): no sway in rain
+    const residue = describeSway(cellMotion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(1.4 * t + c), 0.1 * Math.sin(1.4 * t)] : [0, 0])), SAMPLE_FPS)!;
+    const wet: Scores = {};
+    weather(wet, [], { ...swaying, sway: { ...residue, inRain: true }, streaks: 0.6, repeat: 0.1 }, judge);
+    expect(Object.keys(wet)).to.deep.equal(['rain']);
   });
 
   it('a person seen at confirm_score or more over the crown explains its motion: no foliage; one seen less does not', () => {

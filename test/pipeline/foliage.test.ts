@@ -117,6 +117,18 @@ describe('foliage: local motion, sway and flags', () => {
     expect(scores.flag).to.equal(0); // swaying is never a flag by itself
   });
 
+  it('in rain or snow a sway must be as smooth as a sway of 2 Hz or less: what drops leave over their window, smooth for a sample or two, is not', () => {
+    const crown = gridBlock(2, 4, 6, 4);
+    // flows turning by `step` radians a sample: correlated with the sample before by cos(step)
+    const turning = (step: number) => describeSway(cellMotion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(step * t + c), 0.1 * Math.sin(step * t + c)] : [0, 0])), 10)!;
+    const branches = turning((2 * Math.PI * 0.8) / 10); // a 0.8 Hz sway: cos 0.5 = 0.88
+    const residue = turning(1.4); // cos 1.4 = 0.17: smooth by the dry rule (above 0), not by the rain's
+    expect(swayFindings(branches, GRID).foliage).to.be.above(0.9);
+    expect(swayFindings(residue, GRID).foliage).to.be.above(0.9);
+    expect(swayFindings({ ...branches, inRain: true }, GRID).foliage).to.be.above(0.9);
+    expect(swayFindings({ ...residue, inRain: true }, GRID).foliage).to.equal(0);
+  });
+
   it('more swaying cells are more evidence', () => {
     const score = (w: number) => swayFindings(describeSway(cellMotion(40, (c, t) => (gridBlock(0, 0, w, 1)(c) ? [0.3 * Math.cos(t + c), 0] : [0, 0])), 10), GRID).foliage;
     expect(score(3)).to.be.closeTo(0.5, 0.01);

@@ -378,9 +378,9 @@ const FLAG_OWN = 0.5;
 
 /**
  * Step 2, the weather from the pixels and the motion: rain and snow; then foliage, wind and
- * flags from what sways in place on a still camera (foliage.ts), not where a person, vehicle or
- * animal was found (in rain or snow, read with the drops taken out, smooth as a sway is). Answers where a flag was found fluttering: what moves
- * there is the cloth.
+ * flags from what sways in place on a still camera (foliage.ts; in rain or snow read with the
+ * drops taken out), not where a person, vehicle or animal was found. Answers where a flag was
+ * found fluttering: what moves there is the cloth.
  */
 export function weather(scores: Scores, frames: FrameFindings[], pattern: MotionPattern, judge: Judge): { flagPlace?: Box } {
   raise(scores, 'rain', rainScore(pattern));

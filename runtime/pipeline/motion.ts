@@ -8,7 +8,7 @@
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { cellGroups, smallGroups } from './cell-groups.js';
-import { dropWindow, medianFrame, medianOfThree, withoutDrops, type DropLight } from './pixel-median.js';
+import { dropWindow, medianFrame, withoutDrops, type DropLight } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
@@ -260,18 +260,18 @@ export function describePattern(samples: MotionSample[], precipitation?: Precipi
  * in one of them, and adds its own fall to every cell's flow (in snow a swaying tree's cells no
  * longer went back and forth); so is a sparkle of the sensor or the encoder. A branch swaying at
  * 2 Hz or less moves a pixel or so at this size in a tenth of a second: the median of three is
- * the middle one. In rain or snow whose drops all brighten (or all darken) what they cross
- * (`light`), each sample is instead its darkest (brightest) over a fifth of a second either side,
- * as the looks take the drops out (pixel-median.ts, withoutDrops): the median of three leaves
- * a downpour's drops in every cell, where this leaves a few. Undefined where the kept samples are
- * strided (a clip of minutes): their flows would not be a tenth of a second apart.
+ * the middle one (withoutDrops, for drops that showed no one way). In rain or snow whose drops
+ * all brighten (or all darken) what they cross (`light`), each sample is instead its darkest
+ * (brightest) over a fifth of a second either side, as the looks take the drops out: the
+ * median of three leaves a downpour's drops in every cell, where this leaves a few. Undefined
+ * where the kept samples are strided (a clip of minutes): their flows would not be a tenth of
+ * a second apart.
  */
-function calmMotion(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid, light?: DropLight): LocalMotion[] | undefined {
+function calmMotion(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid, light: DropLight = 'either'): LocalMotion[] | undefined {
   if (kept.length > 1 && Math.round((kept[1]!.sample.t - kept[0]!.sample.t) * SAMPLE_FPS) !== 1) return undefined;
-  const reach = light ? dropWindow(light, SAMPLE_FPS) >> 1 : 1;
+  const reach = dropWindow(light, SAMPLE_FPS) >> 1;
   const frames = kept.slice(0, SWAY_SECONDS * SAMPLE_FPS + 2 * reach).map((k) => k.frame);
-  const calm = frames.slice(reach, frames.length - reach).map((frame, k) =>
-    light ? withoutDrops(frames.slice(k, k + 2 * reach + 1), light) : medianOfThree(frames[k]!, frame, frames[k + 2]!));
+  const calm = frames.slice(2 * reach).map((_, k) => withoutDrops(frames.slice(k, k + 2 * reach + 1), light));
   return calm.slice(1).map((frame, k) => localMotion(calm[k]!, frame, grid, MOTION_GRID));
 }
 
@@ -366,7 +366,7 @@ export async function analyseMotion(
   if (samples.length === 0) throw new Error('the clip has no frames');
   const falling = precipitationScore(precipitation) > 0; // rain or snow
   addForeground(kept, grid, falling);
-  const pattern = describePattern(samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, falling ? dropLight(precipitation) : undefined));
+  const pattern = describePattern(samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, falling ? dropLight(precipitation) : 'either'));
   if (pattern.sway && !pattern.sway.cameraStill) {
     if (stride === 1) addLocalMotion(kept, grid); // every sample kept: each one's from them
     followTheView(samples, kept, grid);

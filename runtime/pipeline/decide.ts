@@ -188,13 +188,17 @@ function dropPersonsInsideAnimals(frames: FrameFindings[], judge: Judge): FrameF
  * Second opinion on frames with heavy rain taken out: each pixel's darkest over a fifth of a
  * second either side (its brightest where the drops darken) smears a walker near enough to swing
  * his limbs across his own width in that time into a dark trail, which the detector calls an
- * animal. An animal whose box holds a person found in the same frame, less surely than the
- * person, is that trail: the same body.
+ * animal. An animal whose box holds a person found at the same moment (in the same frame, in
+ * the look at it as it is, or in a frame within SAME_MOMENT_S), less surely than the person, is
+ * that trail: the same body.
  */
-function dropGhostsOfWalkers(frame: FrameFindings): FrameFindings {
-  if (!frame.derained) return frame;
-  const persons = frame.detections.filter((d) => d.label === 'person');
-  return withoutDetections(frame, (d) => d.label === 'animal' && persons.some((p) => p.score > d.score && covered(p.box, d.box) >= 0.8));
+function dropGhostsOfWalkers(frames: FrameFindings[]): FrameFindings[] {
+  const persons = frames.map((f) => f.detections.filter((d) => d.label === 'person'));
+  return frames.map((frame) => {
+    if (!frame.derained) return frame;
+    const around = persons.filter((_, i) => Math.abs(frames[i]!.t - frame.t) <= SAME_MOMENT_S).flat();
+    return withoutDetections(frame, (d) => d.label === 'animal' && around.some((p) => p.score > d.score && covered(p.box, d.box) >= 0.8));
+  });
 }
 
 /** Things that fly, boxed at one moment besides a person or vehicle of their size, this many or more: a flock. */
@@ -369,7 +373,7 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
   const unsure = (d: Detection) => d.score < judge.threshold(d.label);
-  const each = found.map((f) => dropUnsureOnFoliage(dropGhostsOfWalkers(dropCloseUpPersons(applyCameraRules(f, judge.rules))), swaying, unsure));
+  const each = dropGhostsOfWalkers(found.map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)))).map((f) => dropUnsureOnFoliage(f, swaying, unsure));
   return dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1);
 }
 

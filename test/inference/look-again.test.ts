@@ -169,6 +169,14 @@ describe('looking again (default pack, real models)', function () {
     expect(r.risk).to.equal('intrusion');
   });
 
+  it('the woman in the downpour, the camera panning: found as she is, and her trail in the frame with the drops taken out at that moment is her, not an animal', async () => {
+    const wet = await weatherClip(media('real/indoor_one_by_one.mp4'), path.join(dir, 'near-woman-downpour-8.mp4'), { kind: 'rain', density: 'downpour' }, { seconds: 8 });
+    const r = await vigilClassify(await pannedClip(wet, path.join(dir, 'near-woman-downpour-panned.mp4')));
+    expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion', 'rain']);
+    expect(r.labels).to.not.include('animal');
+    expect(r.risk).to.equal('intrusion');
+  });
+
   it('a downpour while the camera pans across a room: the frames about each chosen one are laid onto its view before the drops are taken out, so the darkest of the sliding view smears no dark edge into an animal: rain, no animal, safe', async () => {
     // the room of the real clip before anyone comes in (5 s), zoomed to 1280 x 900 and panned
     // across a fifth of it, the drops with it (the camera turns); taken out unaligned, the

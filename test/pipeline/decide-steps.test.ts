@@ -73,6 +73,16 @@ describe('decide, step 1: second opinions on each frame', () => {
     expect(secondOpinions([{ ...frame(1.5, [walking, surer], walker(0.4)), derained: true }], pattern, judge)[0]!.detections, 'an animal surer than the person stays (and the person inside it is its part)').to.deep.equal([surer]);
   });
 
+  it('the trail in a frame with heavy rain taken out, where the look at the same moment as it is found the person (the camera panning): dropped; not for a person found a second away', () => {
+    const trail: Detection = { label: 'animal', score: 0.66, box: { x: 0.31, y: 0.1, w: 0.29, h: 0.78 } };
+    const derained = { ...frame(7.1, [trail], trail.box), derained: true };
+    const asItIs = (t: number) => frame(t, [person(0.79, { x: 0.33, y: 0.17, w: 0.25, h: 0.66 })], trail.box);
+    const [dry] = secondOpinions([derained, asItIs(7.1)], pattern, judge);
+    expect(dry!.detections).to.deep.equal([]);
+    expect(dry!.scores.animal).to.equal(0);
+    expect(secondOpinions([derained, asItIs(8.1)], pattern, judge)[0]!.detections, 'a person a second away is another moment').to.deep.equal([trail]);
+  });
+
   it('a person box inside an animal seen surer and at least twice its size at the same moment is the animal\'s head: dropped; not a surer person, nor one seen a while apart', () => {
     const cat: Detection = { label: 'animal', score: 0.95, box: { x: 0.05, y: 0.1, w: 0.8, h: 0.85 } };
     const face = person(0.84, { x: 0.42, y: 0.1, w: 0.35, h: 0.4 });

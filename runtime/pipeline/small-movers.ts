@@ -475,8 +475,9 @@ function withoutRain(frames: FineFrame[], falling: DropLight | undefined): { fra
 /**
  * Follows the small things that move through the view and keeps those that move as creatures
  * do. `masked` pixels (the camera's masks) never count. `falling`: rain or snow was seen, its
- * drops doing this to what they cross; the drops are taken out first (derained), a track that
- * hops does not count, and what moves is a traveller to look at, never a creature.
+ * drops doing this to what they cross; the drops are taken out first (derained), a track seen
+ * throughout while it hops does not count, and a creature also got where it went a step at a
+ * time (what else moves is a traveller to look at).
  */
 /** How sure a small mover makes an animal: surer the longer it was followed, 0.6 for the shortest track that counts, up to 0.9 over 4 s. */
 export function followedScore(seconds: number): number {
@@ -543,9 +544,11 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   const clear = moving.filter((t) => t.contrast >= MIN_CONTRAST);
   const alone = clear.filter((t) => alike(t, clear) < FLOW_TRACKS - 1);
   const faint = moving.filter((t) => t.contrast < MIN_CONTRAST && t.hops <= FAINT_MAX_HOPS && alike(t, moving) < FLOW_TRACKS - 1);
-  // in rain, specks of drops left over link up now and then, so what moves is only looked at (a
-  // walker in the rain), never taken for a creature by how it moves
-  const creatures = options.falling ? [] : alone.filter((t) => !cut.has(t) && t.striding >= MIN_TRAVEL && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
+  // In rain, specks of drops left over link up now and then, from spot to spot: there a track
+  // is a creature by how it moves only if it also got there a step at a time, as a body does
+  // (a mouse running through a drizzle); what hops is only looked at (a walker in the rain).
+  const continuous = (t: MoverTrack) => !options.falling || t.hops <= FAINT_MAX_HOPS;
+  const creatures = alone.filter((t) => !cut.has(t) && continuous(t) && t.striding >= MIN_TRAVEL && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
   const travellers = alone.filter((t) => !creatures.includes(t));
   if (creatures.length === 0) return { ...none, travellers, faint, moved: moving };
   return { ...none, creatures, travellers, faint, moved: moving, score: followedScore(Math.max(...creatures.map((c) => c.seconds))) };

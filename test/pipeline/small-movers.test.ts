@@ -172,6 +172,19 @@ describe('small movers (pure)', () => {
     }
   });
 
+  it('in rain, a small thing that walks a step at a time, stops and turns (a mouse in a drizzle) is a creature; one that darts from spot to spot is only looked at, as drops left over linked up would be', () => {
+    // 6 px a second (about a pixel a frame, under its 5 px), along, a pause, then up
+    const mouse = (t: number) => (t < 3 ? { x: 40 + 6 * t, y: 60 } : t < 4 ? { x: 58, y: 60 } : { x: 58, y: 60 - 6 * (t - 4) });
+    const flit = (t: number) => ({ x: 96 + 50 * Math.sin(t * 2.3) + 25 * Math.sin(t * 7.1), y: 54 + 30 * Math.cos(t * 1.7) + 12 * Math.sin(t * 5.3) });
+    for (const falling of ['either', 'brighter'] as const) {
+      const walked = findSmallMovers(frames([{ at: mouse, half: 2, shade: -60 }], { drops: 150, seconds: 7 }), W, H, undefined, { falling });
+      expect(walked.creatures, falling).to.have.length(1);
+      expect(walked.creatures[0]!.hops, falling).to.be.at.most(0.25);
+      const darted = findSmallMovers(frames([{ at: flit, half: 2, shade: 90 }], { drops: 150, seconds: 6 }), W, H, undefined, { falling });
+      expect(darted.creatures, falling).to.deep.equal([]);
+    }
+  });
+
   it('in heavy rain lit by the illuminator (drops over a third of the view a frame, every pixel crossed again and again), a dark walker is followed only once the drops are taken out as what brightens', () => {
     const walker = (t: number) => ({ x: 40 + t * 4, y: 60 }); // under a pixel a frame
     const heavy = frames([{ at: walker, half: 2, shade: -45 }], { drops: 2500 });

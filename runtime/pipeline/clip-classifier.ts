@@ -191,7 +191,10 @@ export class ClipClassifier implements Classifier {
       // the small movers followed something going its way under the drops, it looks at the same
       // moments with the drops taken out (a far walker in a drizzle, too dim for the detector
       // under the drops). Rain over an empty scene is not looked at twice.
-      const goingSomewhere = () => motion.smallMovers().travellers.length + motion.smallMovers().faint.length > 0;
+      const goingSomewhere = () => {
+        const { creatures, travellers, faint } = motion.smallMovers();
+        return creatures.length + travellers.length + faint.length > 0;
+      };
       const dryAgain = rainy && !wet && !someoneFound(frames, motion.pattern, this.options.manifest, rules) && goingSomewhere();
       for (const look of dryAgain ? await this.inferLooks(chosen, clip, motion, signal, true) : []) {
         frames.push(look.findings);

@@ -472,6 +472,11 @@ function withoutRain(frames: FineFrame[], falling: DropLight | undefined): { fra
   return extreme.noise < median.noise ? extreme : median;
 }
 
+/** How sure a small mover makes an animal: surer the longer it was followed, 0.6 for the shortest track that counts, up to 0.9 over 4 s. */
+export function followedScore(seconds: number): number {
+  return Math.min(0.9, 0.6 + (0.3 * (seconds - MIN_SECONDS)) / 3);
+}
+
 /**
  * Follows the small things that move through the view and keeps those that move as creatures
  * do. `masked` pixels (the camera's masks) never count. `falling`: rain or snow was seen, its
@@ -479,11 +484,6 @@ function withoutRain(frames: FineFrame[], falling: DropLight | undefined): { fra
  * throughout while it hops does not count, and a creature also got where it went a step at a
  * time (what else moves is a traveller to look at).
  */
-/** How sure a small mover makes an animal: surer the longer it was followed, 0.6 for the shortest track that counts, up to 0.9 over 4 s. */
-export function followedScore(seconds: number): number {
-  return Math.min(0.9, 0.6 + (0.3 * (seconds - MIN_SECONDS)) / 3);
-}
-
 export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight } = {}): SmallMovers {
   if (clipFrames.length < MIN_SIGHTINGS || rangedPixels(clipFrames, width * height, masked) < 2) return { creatures: [], travellers: [], faint: [], score: 0 };
   const { frames, bg, noise, light } = withoutRain(clipFrames, options.falling);
@@ -546,7 +546,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   const faint = moving.filter((t) => t.contrast < MIN_CONTRAST && t.hops <= FAINT_MAX_HOPS && alike(t, moving) < FLOW_TRACKS - 1);
   // In rain, specks of drops left over link up now and then, from spot to spot: there a track
   // is a creature by how it moves only if it also got there a step at a time, as a body does
-  // (a mouse running through a drizzle); what hops is only looked at (a walker in the rain).
+  // (a mouse running through a drizzle); what hops is only looked at.
   const continuous = (t: MoverTrack) => !options.falling || t.hops <= FAINT_MAX_HOPS;
   const creatures = alone.filter((t) => !cut.has(t) && continuous(t) && t.striding >= MIN_TRAVEL && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
   const travellers = alone.filter((t) => !creatures.includes(t));

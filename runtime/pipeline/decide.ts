@@ -168,6 +168,12 @@ function withoutDetections(frame: FrameFindings, dropped: (d: Detection) => bool
 /** Frames this close in time see the same bodies where they were (a walk covers well under its own size). */
 const SAME_MOMENT_S = 0.5;
 
+/** The detections `kept` of `frames` seen at a frame's moment: in it, or in one within SAME_MOMENT_S. */
+function sameMoment(frames: FrameFindings[], kept: (d: Detection) => boolean): (frame: FrameFindings) => Detection[] {
+  const found = frames.map((f) => f.detections.filter(kept));
+  return (frame) => found.filter((_, i) => Math.abs(frames[i]!.t - frame.t) <= SAME_MOMENT_S).flat();
+}
+
 /**
  * Second opinion on parts of animals: a person box lying inside the box of an animal seen at
  * least twice its size, at the same moment (the frame, or one within SAME_MOMENT_S), and more
@@ -176,9 +182,9 @@ const SAME_MOMENT_S = 0.5;
  * (a crouching walker the detector half takes for a dog), the person stays.
  */
 function dropPersonsInsideAnimals(frames: FrameFindings[], judge: Judge): FrameFindings[] {
-  const animals = frames.map((f) => f.detections.filter((d) => d.label === 'animal' && d.score >= judge.threshold('animal')));
+  const animalsAt = sameMoment(frames, (d) => d.label === 'animal' && d.score >= judge.threshold('animal'));
   return frames.map((frame) => {
-    const around = animals.filter((_, i) => Math.abs(frames[i]!.t - frame.t) <= SAME_MOMENT_S).flat();
+    const around = animalsAt(frame);
     return withoutDetections(frame, (d) => d.label === 'person' &&
       around.some((a) => a.score > d.score && area(a.box) >= 2 * area(d.box) && covered(d.box, a.box) >= 0.8));
   });
@@ -193,10 +199,10 @@ function dropPersonsInsideAnimals(frames: FrameFindings[], judge: Judge): FrameF
  * that trail: the same body.
  */
 function dropGhostsOfWalkers(frames: FrameFindings[]): FrameFindings[] {
-  const persons = frames.map((f) => f.detections.filter((d) => d.label === 'person'));
+  const personsAt = sameMoment(frames, (d) => d.label === 'person');
   return frames.map((frame) => {
     if (!frame.derained) return frame;
-    const around = persons.filter((_, i) => Math.abs(frames[i]!.t - frame.t) <= SAME_MOMENT_S).flat();
+    const around = personsAt(frame);
     return withoutDetections(frame, (d) => d.label === 'animal' && around.some((p) => p.score > d.score && covered(p.box, d.box) >= 0.8));
   });
 }

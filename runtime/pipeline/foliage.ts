@@ -145,18 +145,45 @@ export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<
   return camera;
 }
 
+/** The cells are rectangles of the map: their column and row ends, read off it. */
+function cellEnds({ width, height, cellOf }: CellMap, grid: Grid): { colEnd: Int32Array; rowEnd: Int32Array } {
+  const colEnd = new Int32Array(grid.x + 1), rowEnd = new Int32Array(grid.y + 1);
+  for (let x = 0; x < width; x++) colEnd[(cellOf[x]! % grid.x) + 1] = x + 1;
+  for (let y = 0; y < height; y++) rowEnd[Math.floor(cellOf[y * width]! / grid.x) + 1] = y + 1;
+  return { colEnd, rowEnd };
+}
+
+/** Per cell, the mean gradient of one picture (gray levels per px), on the rows localMotion reads: its texture. */
+export function cellTexture(frame: Uint8Array, map: CellMap, grid: Grid): Float32Array {
+  const { width, height } = map;
+  const { colEnd, rowEnd } = cellEnds(map, grid);
+  const texture = new Float32Array(grid.x * grid.y);
+  for (let gy = 0; gy < grid.y; gy++) {
+    const y0 = Math.max(1, rowEnd[gy]!), y1 = Math.min(height - 1, rowEnd[gy + 1]!);
+    for (let gx = 0; gx < grid.x; gx++) {
+      const x0 = Math.max(1, colEnd[gx]!), x1 = Math.min(width - 1, colEnd[gx + 1]!);
+      let grad = 0, n = 0;
+      for (let y = y0 + ((y0 + 1) % 2); y < y1; y += 2) {
+        for (let i = y * width + x0, end = y * width + x1; i < end; i++) {
+          grad += Math.abs(frame[i + 1]! - frame[i - 1]!) * 0.5 + Math.abs(frame[i + width]! - frame[i - width]!) * 0.5;
+          n++;
+        }
+      }
+      if (n) texture[gy * grid.x + gx] = grad / n;
+    }
+  }
+  return texture;
+}
+
 /**
  * The motion between two gray samples, per cell: how much changed, which way it moved (a 2x2
  * Lucas-Kanade solve over the cell), how textured it is, and how much the camera itself moved
  * (cameraMotion). One pass over the pixels with a handful of sums per cell.
  */
 export function localMotion(prev: Uint8Array, cur: Uint8Array, map: CellMap, grid: Grid): LocalMotion {
-  const { width, height, cellOf } = map;
+  const { width, height } = map;
   const cells = grid.x * grid.y;
-  // The cells are rectangles of the map: their column and row ends, read off it.
-  const colEnd = new Int32Array(grid.x + 1), rowEnd = new Int32Array(grid.y + 1);
-  for (let x = 0; x < width; x++) colEnd[(cellOf[x]! % grid.x) + 1] = x + 1;
-  for (let y = 0; y < height; y++) rowEnd[Math.floor(cellOf[y * width]! / grid.x) + 1] = y + 1;
+  const { colEnd, rowEnd } = cellEnds(map, grid);
   const change = new Float32Array(cells);
   const flow = new Float32Array(cells * 2);
   const texture = new Float32Array(cells);
@@ -247,6 +274,12 @@ export interface SwayPattern {
   smoothness: Float32Array;
   /** read in rain or snow, from samples with the drops taken out over several in a row (motion.ts, calmMotion): smoothness counts from SMOOTH_IN_RAIN */
   inRain?: boolean;
+  /**
+   * per cell, the share of its texture that the clip's background keeps: the background's mean
+   * gradient there over the samples' (1: what moves there is there all along; near 0: patterns
+   * that come and go on a flat surface); absent when no background was given
+   */
+  lasting?: Float32Array;
 }
 
 /** The clip's noise: the 20th percentile of the cells' changes (the still part of the scene, its sensor and codec noise: about its σ). */
@@ -262,22 +295,24 @@ function noiseOf(local: LocalMotion[]): number {
  * too short to tell. The samples in which the camera itself moved are left out: there every
  * textured cell moved with the view, and a camera that moves now and then (nudged by wind on
  * its pole, a source whose frames repeat) still counts as still, its own steps back and forth
- * read as the sway of every textured cell.
+ * read as the sway of every textured cell. `background`: the texture of the clip's background
+ * per cell (cellTexture of its per-pixel median), for `lasting`.
  */
-export function describeSway(local: LocalMotion[], sampleFps: number): SwayPattern | undefined {
+export function describeSway(local: LocalMotion[], sampleFps: number, background?: Float32Array): SwayPattern | undefined {
   if (local.length < MIN_SWAY_S * sampleFps) return undefined;
   const cells = local[0]!.change.length;
   const noise = noiseOf(local);
   const changed = Math.max(CHANGED, NOISY_CHANGE * noise);
   const duty = new Float32Array(cells);
   const sumX = new Float32Array(cells), sumY = new Float32Array(cells), length = new Float32Array(cells);
-  const lagged = new Float32Array(cells), energy = new Float32Array(cells);
+  const lagged = new Float32Array(cells), energy = new Float32Array(cells), texture = new Float32Array(cells);
   const viewStill = (l: LocalMotion | undefined) => l !== undefined && l.camera < MOVED;
   const still = local.filter(viewStill).length;
   local.forEach((l, k) => {
     if (!viewStill(l)) return;
     const before = viewStill(local[k - 1]) ? local[k - 1] : undefined;
     for (let c = 0; c < cells; c++) {
+      texture[c] += l.texture[c]!;
       const u = l.flow[c * 2]!, v = l.flow[c * 2 + 1]!;
       energy[c] += u * u + v * v;
       if (before) lagged[c] += u * before.flow[c * 2]! + v * before.flow[c * 2 + 1]!;
@@ -298,7 +333,8 @@ export function describeSway(local: LocalMotion[], sampleFps: number): SwayPatte
     straightness[c] = length[c] ? Math.hypot(sumX[c]!, sumY[c]!) / length[c]! : 0;
     smoothness[c] = energy[c] ? lagged[c]! / energy[c]! : 0;
   }
-  return { cameraStill: median(local.map((l) => l.camera)) < MOVED, duty, straightness, speed, smoothness };
+  const lasting = background && Float32Array.from(background, (b, c) => (texture[c] ? Math.min(1, (b * still) / texture[c]!) : 1));
+  return { cameraStill: median(local.map((l) => l.camera)) < MOVED, duty, straightness, speed, smoothness, ...(lasting ? { lasting } : {}) };
 }
 
 /**
@@ -360,9 +396,20 @@ const SMOOTH = 0;
  */
 const SMOOTH_IN_RAIN = Math.cos((2 * Math.PI * 2) / 10);
 
-/** A cell that sways goes back and forth, smoothly, slowly enough for its direction to be read. */
+/**
+ * Foliage is there when it is still: a crown or a bush sways about its place, so the clip's
+ * background (each pixel's median) keeps the leaves' and branches' texture; a sway of a pixel
+ * at 96 px blurs away only what is finer. Rings that drops spread on a puddle, what drops leave
+ * of themselves, light rippling on a flat floor are patterns that come and go where the
+ * background is plain: it keeps under half of their texture (made drop rings: 0.1 to 0.5 of
+ * it; made foliage and sunflowers swaying: 0.84 to 1).
+ */
+const LASTING = 0.5;
+
+/** A cell that sways goes back and forth, smoothly, slowly enough for its direction to be read, and is there when still. */
 const swaysBackAndForth = (sway: SwayPattern, c: number) =>
-  sway.straightness[c]! < RETURNS && sway.speed[c]! < LINEAR && sway.smoothness[c]! > (sway.inRain ? SMOOTH_IN_RAIN : SMOOTH);
+  sway.straightness[c]! < RETURNS && sway.speed[c]! < LINEAR && sway.smoothness[c]! > (sway.inRain ? SMOOTH_IN_RAIN : SMOOTH) &&
+  (sway.lasting?.[c] ?? 1) >= LASTING;
 
 /** The cells that sway (persistent, back and forth, slow), on a still camera; none otherwise. */
 export function swayingCells(sway: SwayPattern | undefined): Uint8Array | undefined {

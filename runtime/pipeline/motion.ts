@@ -12,7 +12,7 @@ import { dropWindow, medianFrame, withoutDrops, type DropLight } from './pixel-m
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
-import { describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
+import { cellTexture, describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 import { viewPath, type ViewOffset } from './camera-path.js';
 import { bytesOf } from '../core/bytes.js';
 
@@ -203,7 +203,8 @@ function activeCells(mask: Uint8Array, grid: PixelGrid): Uint8Array {
 }
 
 /**
- * Marks each kept sample's foreground: solid (not speck) differences from the background that
+ * Marks each kept sample's foreground: solid (not speck) differences from the background (the
+ * kept samples' per-pixel median; none for fewer than three samples) that
  * persist over the neighbouring kept samples (noise flickers, an object stays), and gives a
  * sample where only the foreground moved a region, so slow movers are found and chosen.
  * `wet` (rain or snow seen): a drop changes the cells it crosses in one sample, somewhere else
@@ -212,9 +213,8 @@ function activeCells(mask: Uint8Array, grid: PixelGrid): Uint8Array {
  * the background. Else the drops' cells made every sample of a rainy clip move, and its
  * regions were wherever the drops were thickest.
  */
-function addForeground(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid, wet: boolean): void {
-  if (kept.length < 3) return;
-  const background = medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES);
+function addForeground(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid, wet: boolean, background: Uint8Array | undefined): void {
+  if (!background) return;
   const mask = new Uint8Array(background.length);
   const raw = kept.map(({ frame }) => {
     for (let i = 0; i < mask.length; i++) mask[i] = Math.abs(frame[i]! - background[i]!) > BACKGROUND_DELTA ? 1 : 0;
@@ -243,13 +243,16 @@ function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'p
 
 /**
  * The motion pattern. `calm`: how each cell moved with what is in one sample only taken out
- * (calmMotion); the sway is read from it where it can be had.
+ * (calmMotion); the sway is read from it where it can be had. `background`: the texture of the
+ * clip's background per cell (what foliage keeps, describeSway).
  */
-export function describePattern(samples: MotionSample[], precipitation?: PrecipitationEvidence, aspect?: number, calm?: () => LocalMotion[] | undefined): MotionPattern {
+export function describePattern(
+  samples: MotionSample[], precipitation?: PrecipitationEvidence, aspect?: number, calm?: () => LocalMotion[] | undefined, background?: () => Float32Array | undefined,
+): MotionPattern {
   const weather = { ...weatherOf(precipitation), ...(aspect ? { aspect } : {}) };
   const movingSamples = samples.filter((s) => s.region);
   if (movingSamples.length === 0) return { moving: false, ...weather };
-  const sway = describeSway(calm?.() ?? samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS);
+  const sway = describeSway(calm?.() ?? samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS, background?.());
   const falling = precipitation !== undefined && precipitationScore(precipitation) > 0;
   return { moving: true, ...weather, ...(sway ? { sway: falling ? { ...sway, inRain: true } : sway } : {}) };
 }
@@ -365,8 +368,13 @@ export async function analyseMotion(
   });
   if (samples.length === 0) throw new Error('the clip has no frames');
   const falling = precipitationScore(precipitation) > 0; // rain or snow
-  addForeground(kept, grid, falling);
-  const pattern = describePattern(samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, falling ? dropLight(precipitation) : 'either'));
+  // the clip's background: what stays in place outvotes what passes (foreground, foliage's texture)
+  const background = kept.length >= 3 ? medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES) : undefined;
+  addForeground(kept, grid, falling, background);
+  const pattern = describePattern(
+    samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, falling ? dropLight(precipitation) : 'either'),
+    () => background && cellTexture(background, grid, MOTION_GRID),
+  );
   if (pattern.sway && !pattern.sway.cameraStill) {
     if (stride === 1) addLocalMotion(kept, grid); // every sample kept: each one's from them
     followTheView(samples, kept, grid);

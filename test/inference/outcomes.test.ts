@@ -9,7 +9,7 @@ import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from 
 import { nightViewClip } from '../support/night.js';
 import { media } from '../support/paths.js';
 import { bundledManifest } from '../../runtime/models/manifest.js';
-import { weatherClip } from '../support/weather.js';
+import { ripplesClip, weatherClip } from '../support/weather.js';
 
 describe('classification outcomes (default pack, real models)', function () {
   this.timeout(300_000);
@@ -107,6 +107,22 @@ describe('classification outcomes (default pack, real models)', function () {
     const r = await classify(await weatherClip(real('parking_overhead_cars.mp4'), path.join(dir, 'lot-downpour.mp4'), { kind: 'rain', density: 'downpour' }, { seconds: 12 }));
     expect(r.labels).to.include('rain');
     for (const label of ['plant', 'wind']) expect(r.labels).to.not.include(label);
+  });
+
+  // Standing water on the lot, on either side of the lane the car drives down (it would cover the rings)
+  const puddles = [{ x: 0, y: 0.35, w: 0.24, h: 0.6 }, { x: 0.76, y: 0.1, w: 0.24, h: 0.55 }];
+  it('rain landing on puddles of the parking lot, its drops unseen in the air: the rings are no sway (no plant or wind), the car still found', async () => {
+    const r = await classify(await ripplesClip(real('parking_overhead_cars.mp4'), path.join(dir, 'lot-puddles.mp4'), { puddles, density: 'rain', seconds: 8 }));
+    for (const label of ['plant', 'wind']) expect(r.labels).to.not.include(label);
+    expect(r.labels).to.include('vehicule');
+  });
+
+  it('rain on the puddles of the parking lot, streaks and rings: rain, no plant or wind, the car still found', async () => {
+    const rings = await ripplesClip(real('parking_overhead_cars.mp4'), path.join(dir, 'lot-puddles-downpour.mp4'), { puddles, density: 'downpour', seconds: 8 });
+    const r = await classify(await weatherClip(rings, path.join(dir, 'lot-puddles-streaks.mp4'), { kind: 'rain', density: 'downpour' }));
+    expect(r.labels).to.include('rain');
+    for (const label of ['plant', 'wind']) expect(r.labels).to.not.include(label);
+    expect(r.labels).to.include('vehicule');
   });
 
   // At night the illuminator lights the drops near the lens far brighter than the scene; in a

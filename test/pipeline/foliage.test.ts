@@ -5,8 +5,10 @@ import type { Box, Detection } from '../../runtime/core/analysis.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MotionPattern } from '../../runtime/pipeline/motion.js';
 import {
-  cameraMotion, describeSway, flagFinding, flowError, localMotion, medianOf, swayFindings, swayScores, type CellMap,
+  cameraMotion, cellTexture, describeSway, flagFinding, flowError, localMotion, medianOf, swayFindings, swayScores, type CellMap,
 } from '../../runtime/pipeline/foliage.js';
+import { medianFrame } from '../../runtime/pipeline/pixel-median.js';
+import { seeded } from '../support/random.js';
 import { cellMotion, gridBlock } from '../support/findings.js';
 import { rulesManifest } from '../support/rules-manifest.js';
 
@@ -127,6 +129,45 @@ describe('foliage: local motion, sway and flags', () => {
     expect(swayFindings(residue, GRID).foliage).to.be.above(0.9);
     expect(swayFindings({ ...branches, inRain: true }, GRID).foliage).to.be.above(0.9);
     expect(swayFindings({ ...residue, inRain: true }, GRID).foliage).to.equal(0);
+  });
+
+  it('foliage keeps its texture in the background; rings that drops spread on a flat puddle do not, and are no sway', () => {
+    const sway = (frames: Uint8Array[]) =>
+      describeSway(frames.slice(1).map((f, k) => localMotion(frames[k]!, f, map, GRID)), 10, cellTexture(medianFrame(frames, 25), map, GRID))!;
+    // a textured crown in the top right corner, its branches swaying by 0.3 px at 0.8 Hz, each in its own phase
+    const crown = (x: number, y: number) => x >= 64 && y < 30;
+    const leaves = Array.from({ length: 40 }, (_, t) => picture((x, y) => (crown(x, y) ? [x - 0.3 * Math.sin((2 * Math.PI * 0.8 * t) / 10 + x / 6 + y / 5), y] : [x, y])));
+    // a flat gray puddle there instead, where rings land anywhere, each spreading by a quarter of a
+    // pixel a sample (0.25 m/s on a view 10 m wide) and fading within 0.8 s
+    const rnd = seeded(7);
+    const rings = Array.from({ length: 120 }, () => ({ x: 64 + rnd() * 32, y: rnd() * 30, born: rnd() * 40 }));
+    const puddle = Array.from({ length: 40 }, (_, t) => {
+      const frame = new Uint8Array(WIDTH * HEIGHT).fill(100);
+      for (const ring of rings) {
+        const age = t - ring.born;
+        if (age < 0 || age > 8) continue;
+        const strength = 1 - age / 9;
+        for (let y = 0; y < 30; y++) {
+          for (let x = 64; x < WIDTH; x++) {
+            const d = Math.hypot(x - ring.x, y - ring.y) - (1 + 0.25 * age);
+            frame[y * WIDTH + x] = Math.max(0, Math.min(255, frame[y * WIDTH + x]! + strength * (30 * Math.exp(-d * d) - 21 * Math.exp(-((d + 1.5) ** 2)))));
+          }
+        }
+      }
+      return frame;
+    });
+    const inCrown = (c: number) => c % GRID.x >= 8 && Math.floor(c / GRID.x) < 5; // cells wholly in the corner
+    const trees = sway(leaves);
+    const water = sway(puddle);
+    for (let c = 0; c < GRID.x * GRID.y; c++) {
+      if (!inCrown(c)) continue;
+      expect(trees.lasting![c]).to.be.above(0.8);
+      expect(water.lasting![c]).to.be.below(0.5);
+    }
+    expect(swayFindings(trees, GRID).foliage).to.be.above(0.9);
+    // the rings move the cells back and forth in place: foliage by that alone
+    expect(swayFindings({ ...water, lasting: undefined }, GRID).foliage).to.be.above(0.5);
+    expect(swayFindings(water, GRID).foliage).to.equal(0);
   });
 
   it('more swaying cells are more evidence', () => {

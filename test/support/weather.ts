@@ -187,23 +187,134 @@ export async function weatherClip(source: string, out: string, weather: Weather,
       ":text='CAM 02  2026-11-24 10\\:42\\:%{eif\\:10+t\\:d\\:2}'"; // a clock ticking each second
   }
   graph.push(`${last},format=yuv420p[out]`);
+  const next = weatherFrames(weather, width, height, fps, options.seed ?? 26);
+  return overlaid(source, out, { width, height, fps, seconds, frames }, graph.join(';'), () => rgba(next()));
+}
+
+/** `source` with RGBA frames from `next` laid over it by `graph` (inputs [0:v] and [1:v], output [out]), as H.264. */
+async function overlaid(source: string, out: string, size: { width: number; height: number; fps: number; seconds: number; frames: number }, graph: string, next: () => Buffer): Promise<string> {
+  const { width, height, fps, seconds, frames } = size;
   const child = spawn(ffmpegPath, [
     '-hide_banner', '-loglevel', 'error', '-y', '-t', String(seconds), '-i', source,
     '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',
-    '-filter_complex', graph.join(';'), '-map', '[out]', '-frames:v', String(frames), '-r', String(fps),
+    '-filter_complex', graph, '-map', '[out]', '-frames:v', String(frames), '-r', String(fps),
     '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', out,
   ], { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
   const exited = once(child, 'close');
   child.stdin.on('error', () => undefined); // ffmpeg may stop reading once it has its frames
-  const next = weatherFrames(weather, width, height, fps, options.seed ?? 26);
   for (let k = 0; k < frames; k++) {
-    if (!child.stdin.write(rgba(next()))) await Promise.race([once(child.stdin, 'drain'), exited]);
+    if (!child.stdin.write(next())) await Promise.race([once(child.stdin, 'drain'), exited]);
     if (child.exitCode !== null) break;
   }
   child.stdin.end();
   const [code] = await exited;
   if (code !== 0) throw new Error(`ffmpeg could not draw the weather: ${stderr.trim()}`);
   return out;
+}
+
+/** A puddle: the ellipse inside a box of the frame (shares of its width and height), its shore uneven. */
+export interface Puddle {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export interface RipplesOptions {
+  /** where water stands */
+  puddles: Puddle[];
+  density: Rain['density'];
+  /** the view's width in metres where the water is (the rings' size follows): 12 m, a lot seen from a pole, by default */
+  metres?: number;
+  /** the camera's tilt foreshortens the rings: their height over their width (1 looking straight down) */
+  flattening?: number;
+  seconds?: number;
+  seed?: number;
+}
+
+/**
+ * Rings that drops landing on standing water spread, per visible drop per square metre and
+ * second. Most drops are small and their rings too faint to see; the large ones of a shower
+ * leave some tens of visible rings a square metre each second, a downpour makes the water boil.
+ */
+const RINGS_PER_M2_S = { drizzle: 15, rain: 50, downpour: 150 } as const;
+/** a drop's ring spreads at about 0.25 m/s (capillary waves) and is gone within a second */
+const RING_SPEED = 0.25;
+const RING_LIFE = [0.35, 1] as const;
+
+/**
+ * Rain falling on puddles of `source`: each drop's impact spreads a ring on the water, a bright
+ * crest (it reflects the sky) with a dark trough inside it, growing at RING_SPEED and fading
+ * within a second; new rings land anywhere on the water, never twice in the same place. Only
+ * the rings are drawn: lay streaks over the result with weatherClip, or leave them out (rain
+ * that shows only where it lands, against a bright sky).
+ */
+export async function ripplesClip(source: string, out: string, options: RipplesOptions): Promise<string> {
+  const info = await probeClip(source);
+  const { width, height } = info;
+  const fps = info.fps || 25;
+  const seconds = Math.min(info.duration, options.seconds ?? Infinity);
+  const frames = Math.max(1, Math.round(seconds * fps));
+  const rnd = random(options.seed ?? 26);
+  const perMetre = width / (options.metres ?? 12);
+  const flattening = options.flattening ?? 1;
+  const shores = options.puddles.map((p) => ({
+    cx: (p.x + p.w / 2) * width, cy: (p.y + p.h / 2) * height, rx: (p.w / 2) * width, ry: (p.h / 2) * height,
+    phases: [rnd() * 2 * Math.PI, rnd() * 2 * Math.PI],
+  }));
+  const onWater = (x: number, y: number) => shores.some((s) => {
+    const angle = Math.atan2((y - s.cy) / s.ry, (x - s.cx) / s.rx);
+    return Math.hypot((x - s.cx) / s.rx, (y - s.cy) / s.ry) < 0.88 + 0.08 * Math.sin(3 * angle + s.phases[0]!) + 0.04 * Math.sin(7 * angle + s.phases[1]!);
+  });
+  const water = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) water[y * width + x] = onWater(x, y) ? 1 : 0;
+  // each pixel of water is 1 / perMetre wide and 1 / (perMetre x flattening) deep
+  const waterArea = water.reduce((a, b) => a + b, 0) / (perMetre * perMetre * flattening);
+  const perFrame = (RINGS_PER_M2_S[options.density] * waterArea) / fps;
+  const rings: Array<{ x: number; y: number; born: number; life: number; strength: number }> = [];
+  let frame = 0;
+  const light = new Float32Array(width * height); // what the water reflects: + a crest, - a trough
+  const next = () => {
+    const t = frame++ / fps;
+    for (let k = Math.floor(perFrame + rnd()); k > 0; k--) {
+      let x = 0, y = 0;
+      do {
+        x = rnd() * width;
+        y = rnd() * height;
+      } while (!water[Math.floor(y) * width + Math.floor(x)]);
+      rings.push({ x, y, born: t, life: RING_LIFE[0] + rnd() * (RING_LIFE[1] - RING_LIFE[0]), strength: 0.2 + rnd() * 0.5 });
+    }
+    light.fill(0);
+    for (let i = rings.length - 1; i >= 0; i--) {
+      const ring = rings[i]!;
+      const age = t - ring.born;
+      if (age > ring.life) {
+        rings.splice(i, 1);
+        continue;
+      }
+      const radius = 1 + RING_SPEED * perMetre * age;
+      const a = ring.strength * (1 - age / ring.life);
+      const reach = radius + 3;
+      for (let y = Math.max(0, Math.floor(ring.y - reach * flattening)); y <= Math.min(height - 1, Math.ceil(ring.y + reach * flattening)); y++) {
+        for (let x = Math.max(0, Math.floor(ring.x - reach)); x <= Math.min(width - 1, Math.ceil(ring.x + reach)); x++) {
+          const d = Math.hypot(x - ring.x, (y - ring.y) / flattening) - radius;
+          light[y * width + x] += a * (Math.exp(-(d * d) / 0.8) - 0.7 * Math.exp(-((d + 1.8) ** 2) / 0.8));
+        }
+      }
+    }
+    const rgba = Buffer.alloc(width * height * 4); // its own: ffmpeg's pipe may still hold the last one
+    for (let i = 0; i < water.length; i++) {
+      const v = light[i]!;
+      if (!v || !water[i]) continue;
+      const [r, g, b] = v > 0 ? [215, 220, 228] : [25, 28, 32];
+      rgba[i * 4] = r;
+      rgba[i * 4 + 1] = g;
+      rgba[i * 4 + 2] = b;
+      rgba[i * 4 + 3] = Math.min(255, Math.round(Math.abs(v) * 255));
+    }
+    return rgba;
+  };
+  return overlaid(source, out, { width, height, fps, seconds, frames }, '[0:v]setsar=1[scene];[scene][1:v]overlay=format=auto:eof_action=endall,format=yuv420p[out]', next);
 }

@@ -260,6 +260,18 @@ const LINEAR = 0.5;
 export const SWAY_SECONDS = 12;
 /** A sway needs this long to be seen going and coming back (a period at about 0.7 Hz); shorter clips say nothing. */
 const MIN_SWAY_S = 1.5;
+/**
+ * A camera sending fewer frames than the samples (2 to 5 a second, sampled at 10) repeats each
+ * frame: the view changes in steps, each new frame carrying all the motion since the last, and
+ * the samples between them only what the encoder refines (a twentieth to a tenth of it). A step
+ * changes the view at least STEP times as much as the samples either side of it, and when at
+ * least LOW_RATE of the samples are such steps, the clip is such a source: the sway is read from
+ * the steps alone. Counted with the repeats, a crown swaying in every new frame moved in a
+ * third of the samples, under PERSISTENT. A clip at its own rate changes smoothly from one
+ * sample to the next; an encoder's key frame every second or more is a step too rare to count.
+ */
+const STEP = 3;
+const LOW_RATE = 0.2;
 
 export interface SwayPattern {
   /** the camera held still: the median of cameraMotion over the samples under MOVED */
@@ -282,6 +294,13 @@ export interface SwayPattern {
   lasting?: Float32Array;
 }
 
+/** The samples that carry the source's new frames: all of them, unless it sends fewer frames than the samples (STEP, LOW_RATE). */
+function newFrames(samples: LocalMotion[]): LocalMotion[] {
+  const change = samples.map((l) => l.change.reduce((sum, c) => sum + c, 0) / l.change.length);
+  const steps = samples.filter((_, k) => change[k]! > STEP * Math.max(change[k - 1] ?? 0, change[k + 1] ?? 0));
+  return steps.length >= LOW_RATE * samples.length ? steps : samples;
+}
+
 /** The clip's noise: the 20th percentile of the cells' changes (the still part of the scene, its sensor and codec noise: about its σ). */
 function noiseOf(local: LocalMotion[]): number {
   const cells = local[0]!.change.length;
@@ -298,8 +317,10 @@ function noiseOf(local: LocalMotion[]): number {
  * read as the sway of every textured cell. `background`: the texture of the clip's background
  * per cell (cellTexture of its per-pixel median), for `lasting`.
  */
-export function describeSway(local: LocalMotion[], sampleFps: number, background?: Float32Array): SwayPattern | undefined {
-  if (local.length < MIN_SWAY_S * sampleFps) return undefined;
+export function describeSway(samples: LocalMotion[], sampleFps: number, background?: Float32Array): SwayPattern | undefined {
+  if (samples.length < MIN_SWAY_S * sampleFps) return undefined;
+  const local = newFrames(samples);
+  if (local.length < 2) return undefined;
   const cells = local[0]!.change.length;
   const noise = noiseOf(local);
   const changed = Math.max(CHANGED, NOISY_CHANGE * noise);

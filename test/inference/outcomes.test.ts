@@ -227,6 +227,16 @@ describe('classification outcomes (default pack, real models)', function () {
     });
   }
 
+  it('trees swaying in wind from a low-rate camera (320x240, 3 new frames a second, each repeated): plant and wind, safe, nobody', async () => {
+    const smooth = await treesInWindClip(path.join(dir, 'trees-for-low-rate.mp4'));
+    const lowRate = path.join(dir, 'trees-low-rate.mp4');
+    await ffmpeg(['-i', smooth, '-vf', 'scale=320:240,fps=3,fps=10', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '28', lowRate]);
+    const r = await classify(lowRate);
+    expect(r.labels).to.include.members(['plant', 'wind']);
+    for (const label of ['person', 'vehicule', 'intrusion', 'rain', 'flag']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
+  });
+
   // Snow over swaying trees: each flake adds its fall to the flow of the cells it crosses, and
   // the sway is read with what is in one sample only taken out (motion.ts, calmMotion). In heavy
   // snow the detector called a window of the house among the trees a person (0.42 to 0.5), and

@@ -119,6 +119,17 @@ describe('foliage: local motion, sway and flags', () => {
     expect(scores.flag).to.equal(0); // swaying is never a flag by itself
   });
 
+  it('a source of a few frames a second repeats each frame: the repeats say nothing of the sway, which is read from the new frames', () => {
+    const crown = gridBlock(2, 4, 6, 4);
+    // 10 samples a second of a camera sending 3: each new frame moved since the last new one, the two
+    // repeats only by what the encoder refines (a tenth of a gray level over the view)
+    const local = cellMotion(60, (c, t) => (crown(c) && t % 3 === 0 ? [0.3 * Math.cos((2 * Math.PI * 0.5 * t) / 10 + c), 0.1 * Math.sin(t / 3 + c)] : [0, 0]))
+      .map((l) => ({ ...l, change: l.change.map((c) => c + 0.1) }));
+    const sway = describeSway(local, 10)!;
+    expect(sway.duty[4 * GRID.x + 3]).to.equal(1);
+    expect(swayFindings(sway, GRID).foliage).to.be.above(0.9);
+  });
+
   it('in rain or snow a sway must be as smooth as a sway of 2 Hz or less: what drops leave over their window, smooth for a sample or two, is not', () => {
     const crown = gridBlock(2, 4, 6, 4);
     // flows turning by `step` radians a sample: correlated with the sample before by cos(step)

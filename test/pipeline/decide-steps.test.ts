@@ -186,6 +186,25 @@ describe('decide, step 2: the weather', () => {
     expect(still.flag ?? 0).to.equal(0);
   });
 
+  it('a "kite" in a fluttering place boxed with two or more things that fly of its size going about is a bird of a flock: no flag; flags in a row, each boxed where it stays, are flags', () => {
+    const cloth = gridBlock(2, 3, 3, 1);
+    const fluttering: MotionPattern = { ...pattern, sway: describeSway(cellMotion(40, (c, t) => (cloth(c) ? [0.2, 0.8 * Math.sin(2 * Math.PI * 0.25 * t)] : [0, 0])), SAMPLE_FPS)! };
+    const place: Box = { x: 2 / MOTION_GRID.x, y: 3 / MOTION_GRID.y, w: 3 / MOTION_GRID.x, h: 1 / MOTION_GRID.y };
+    const bird = (x: number, y: number): Box => ({ x, y, w: 0.02, h: 0.05 });
+    const look = (t: number, flags: Box[], flyers: Box[]): FrameFindings => ({ ...frame(t, [], place), flags: flags.map((box) => ({ box, score: 0.34 })), flyers });
+    // the flock circling: a bird boxed as a kite in the place, others of its size elsewhere, somewhere else each moment
+    const kite = bird(0.3, 0.34);
+    const flock = [look(0.4, [kite], [kite, bird(0.36, 0.28), bird(0.44, 0.4)]), look(2.2, [], [bird(0.57, 0.14), bird(0.74, 0.14), bird(0.41, 0.22)])];
+    const birds: Scores = {};
+    expect(weather(birds, flock, fluttering, judge)).to.deep.equal({});
+    expect(birds.flag ?? 0).to.equal(0);
+    // the same kite with the others boxed again where they were at the other moment: flags on their poles
+    const row = [look(0.4, [kite], [kite, bird(0.36, 0.28), bird(0.44, 0.4)]), look(2.2, [kite], [kite, bird(0.36, 0.28), bird(0.44, 0.4)])];
+    const flags: Scores = {};
+    expect(weather(flags, row, fluttering, judge).flagPlace).to.deep.equal(place);
+    expect(flags.flag).to.be.above(0);
+  });
+
   it('in rain, a sway read with the drops taken out gives plant and wind beside rain, where it is as smooth as a sway; the drops\' residue does not', () => {
     const scores: Scores = {};
     weather(scores, [], { ...swaying, sway: { ...sway, inRain: true }, streaks: 0.6, repeat: 0.1 }, judge);

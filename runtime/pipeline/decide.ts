@@ -249,24 +249,18 @@ function flockOf(box: Box, t: number, frames: FrameFindings[], aspect: number): 
 }
 
 /**
- * Of the detector's flags, those that are birds of a flock: its "kite" is also what it takes a
+ * Whether one of the detector's flags is a bird of a flock: its "kite" is also what it takes a
  * small bird for. A flock circling in rain or snow moves the cells it circles over in most
  * samples, which reads as a place that flutters (the made flock in made rain came out `flag`
  * 0.51: a bird boxed as a kite there at 0.34). A flag boxed with two or more things that fly of
  * its size around it is one of them, unless those stay where they are: flags in a row on their
  * poles are boxed at the same places at other moments, birds go.
  */
-function flagsOfAFlock(frames: FrameFindings[], aspect: number): Set<Sighting> {
+function birdOfAFlock(flag: Sighting, t: number, frames: FrameFindings[], aspect: number): boolean {
   // boxed at the same place at another moment: it stays there
-  const staying = ({ box, t }: { box: Box; t: number }) =>
-    frames.some((f) => Math.abs(f.t - t) > SAME_MOMENT_S && [...(f.flyers ?? []), ...(f.flags ?? []).map((s) => s.box)].some((o) => sameThing(o, box)));
-  const birds = new Set<Sighting>();
-  for (const frame of frames) {
-    for (const flag of frame.flags ?? []) {
-      if (flockOf(flag.box, frame.t, frames, aspect).filter((b) => !staying(b)).length >= FLOCK_OTHERS) birds.add(flag);
-    }
-  }
-  return birds;
+  const staying = (other: { box: Box; t: number }) =>
+    frames.some((f) => Math.abs(f.t - other.t) > SAME_MOMENT_S && [...(f.flyers ?? []), ...(f.flags ?? []).map((s) => s.box)].some((o) => sameThing(o, other.box)));
+  return flockOf(flag.box, t, frames, aspect).filter((b) => !staying(b)).length >= FLOCK_OTHERS;
 }
 
 /**
@@ -422,8 +416,7 @@ export function weather(scores: Scores, frames: FrameFindings[], pattern: Motion
   raise(scores, 'rain', rainScore(pattern));
   const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= judge.unsure).map((d) => d.box));
   // the classifier's flag score wherever it looked; the detector's where it boxed the flag
-  const birds = flagsOfAFlock(frames, pattern.aspect ?? 1);
-  const flags = frames.flatMap((f) => f.flags ?? []).filter((s) => !birds.has(s));
+  const flags = frames.flatMap((f) => (f.flags ?? []).filter((s) => !birdOfAFlock(s, f.t, frames, pattern.aspect ?? 1)));
   const flagAt = (place: Box) => Math.max(scores.flag ?? 0, ...flags.filter((s) => covered(s.box, place) >= FLAG_OWN).map((s) => s.score));
   const sway = swayScores(pattern.sway, MOTION_GRID, explained, flagAt, judge.threshold('flag'));
   if (sway.plant > 0) raise(scores, 'plant', eitherOf(scores.plant ?? 0, sway.plant));

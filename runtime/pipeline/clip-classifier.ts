@@ -8,11 +8,11 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, sureIntruders, type Doubt, type FrameFindings } from './decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, someoneUnsure, sureIntruders, type Doubt, type FrameFindings } from './decide.js';
 import { dropsFlattened, dropWindow, lumaOf, withoutDrops, type DropLight } from './pixel-median.js';
 import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
-import { anotherMoment, chooseFrames, naiveFrames, type ChosenFrame } from './frame-choice.js';
+import { anotherMoment, chooseFrames, CLOSER_SIDE, naiveFrames, widerView, type ChosenFrame } from './frame-choice.js';
 import { readSamples, scaledSize } from './frames.js';
 import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
@@ -187,6 +187,15 @@ export class ClipClassifier implements Classifier {
         frames.push(look.findings);
         count(look);
       }
+      // A lone frame is framed closer (frame-choice.ts). Where the detector saw a person or
+      // vehicle there, unsure, and none was found, what the closer framing cut off, or enlarged
+      // with it (the drops of a drizzle), may be what it lacked: the same moment, framed wider.
+      const wider = chosen.length === 1 && someoneUnsure(frames, motion.pattern, this.options.manifest, rules)
+        ? widerView(chosen[0]!, detailOf(clip), this.regionSide()) : undefined;
+      for (const look of wider ? await this.inferLooks([wider], clip, motion, signal, wet) : []) {
+        frames.push(look.findings);
+        count(look);
+      }
       // In lighter rain the first look saw the frames as they are; where it found no one, and
       // the small movers followed something going its way under the drops, it looks at the same
       // moments with the drops taken out (a far walker in a drizzle, too dim for the detector
@@ -263,7 +272,7 @@ export class ClipClassifier implements Classifier {
    */
   private *lookAtMovers(movers: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], rules: CameraRules | undefined, signal: AbortSignal) {
     const last = motion.samples.length - 1;
-    const closer = (track: MoverTrack) => squareRegion(track.box, detailOf(clip), this.regionSide() / 2);
+    const closer = (track: MoverTrack) => squareRegion(track.box, detailOf(clip), CLOSER_SIDE * this.regionSide());
     // Not where a view the networks already ran held the mover's path, while it moved, at half the closer look's scale or more.
     const unseen = (track: MoverTrack) => !chosen.some((c) => c.sample.t >= track.from && c.sample.t <= track.to &&
       covered(track.box, c.crop ?? { x: 0, y: 0, w: 1, h: 1 }) >= 0.8 && viewSide(clip, c.crop) <= 2 * viewSide(clip, closer(track)));
@@ -309,7 +318,7 @@ export class ClipClassifier implements Classifier {
     const taken = new Set(chosen.map((c) => c.index));
     const looks = doubts.slice(0, MAX_LOOKS).map((doubt): ChosenFrame => {
       const seenAt = chosen.find((c) => Math.abs(c.sample.t - doubt.t) < 1e-6)!;
-      const closer = squareRegion(doubt.box, detailOf(clip), this.regionSide() / 2);
+      const closer = squareRegion(doubt.box, detailOf(clip), CLOSER_SIDE * this.regionSide());
       if (viewSide(clip, closer) <= CLOSER * viewSide(clip, seenAt.crop)) return { index: seenAt.index, sample: seenAt.sample, crop: closer };
       const around = LOOK_OFFSETS.map((o) => seenAt.index + o).filter((i) => motion.samples[i] && !taken.has(i));
       const index = around.reduce<number>((a, i) => (a < 0 || movingShare(doubt.box, motion.samples[i]!) > movingShare(doubt.box, motion.samples[a]!) ? i : a), -1);

@@ -465,6 +465,16 @@ export function someoneFound(found: FrameFindings[], pattern: MotionPattern, man
 }
 
 /**
+ * A person or vehicle the detector saw (at its model's min_score, past the second opinions)
+ * where none was found: an unsure sighting, which a look at another framing may settle.
+ */
+export function someoneUnsure(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules): boolean {
+  const judge = judgeOf(manifest, rules);
+  const frames = secondOpinions(found, pattern, judge);
+  return !someoneFound(found, pattern, manifest, rules) && frames.some((f) => f.detections.some((d) => judge.intruders.includes(d.label)));
+}
+
+/**
  * Small movers the detectors look at closer (clip-classifier), creatures before they count as
  * animals, travellers on a steady course and faint movers: at night a far walker is a small
  * mover too, and often a faint one. The longest followed first, the faint ones last. None

@@ -5,7 +5,7 @@
 // `max` (inference.max_frames), and never more than a naive pipeline sampling
 // the clip once a second would look at. Around a moving region that is small
 // in the frame a square region is added, so distant objects fill more of the
-// network's input.
+// network's input; around a lone frame's, at a closer look's scale.
 import type { Box } from '../core/analysis.js';
 import { area, squareRegion, type FrameSize } from './boxes.js';
 import { SAMPLE_FPS, type MotionSample } from './motion.js';
@@ -36,6 +36,9 @@ export function framesFor(seconds: number, max: number, clipSeconds = Infinity):
   return Math.min(max, naiveFrames(clipSeconds), Math.max(MIN_FRAMES, Math.ceil(seconds / SECONDS_PER_FRAME)));
 }
 
+/** A closer look's region side, as a share of a first look's least: the network's input at twice the scale. */
+export const CLOSER_SIDE = 0.5;
+
 /** A region covering more of the frame than this adds little to the whole frame: not worth a run. */
 const REGION_BELOW = 0.75;
 
@@ -56,7 +59,10 @@ export function chooseFrames(samples: MotionSample[], max: number, frame: FrameS
     // part's liveliest sample, where what moves is most in view.
     chosen.push(parts === 1 ? part[part.length >> 1]! : part.reduce((best, s) => (s.sample.energy > best.sample.energy ? s : best)));
   }
-  return chosen.map(({ sample, index }) => framed(sample, index, frame, minSide));
+  // A lone look decides the clip alone, and what it sees once must clear its threshold by a step
+  // of the detector's scores (decide.ts, doubts): a small mover is where the detector is least
+  // sure, so the lone look frames it as a margin's closer look would, instead of running twice.
+  return chosen.map(({ sample, index }) => framed(sample, index, frame, parts === 1 ? CLOSER_SIDE * minSide : minSide));
 }
 
 /** A moving sample with the region around its motion, when that is small enough to be worth one. */
@@ -66,9 +72,19 @@ function framed(sample: MotionSample, index: number, frame: FrameSize, minSide: 
 }
 
 /**
+ * A lone frame framed as the frames of a longer clip are (its region at least `minSide`), where
+ * chooseFrames framed it closer; none where that is the view it already has.
+ */
+export function widerView(lone: ChosenFrame, frame: FrameSize, minSide: number): ChosenFrame | undefined {
+  const wider = framed(lone.sample, lone.index, frame, minSide);
+  const same = (a: Box | undefined, b: Box | undefined) => a === b || (!!a && !!b && a.x === b.x && a.y === b.y && a.w === b.w && a.h === b.h);
+  return lone.crop && !same(wider.crop, lone.crop) ? wider : undefined;
+}
+
+/**
  * Another moment of the clip than the `taken` samples: its liveliest other moving sample (where
- * what moves is most in view), framed as chooseFrames frames its choices; none when nothing else
- * moved.
+ * what moves is most in view), framed as the frames of a longer clip are (what a lone frame's
+ * closer framing cut off is in view); none when nothing else moved.
  */
 export function anotherMoment(samples: MotionSample[], taken: number[], frame: FrameSize, minSide: number): ChosenFrame | undefined {
   let best: { sample: MotionSample; index: number } | undefined;

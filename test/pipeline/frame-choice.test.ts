@@ -2,8 +2,8 @@
 // here: how many frames, which ones, and the square regions around small moving areas.
 import { expect } from 'chai';
 import type { Box } from '../../runtime/core/analysis.js';
-import { area } from '../../runtime/pipeline/boxes.js';
-import { anotherMoment, chooseFrames, framesFor, naiveFrames } from '../../runtime/pipeline/frame-choice.js';
+import { area, squareRegion } from '../../runtime/pipeline/boxes.js';
+import { anotherMoment, chooseFrames, CLOSER_SIDE, framesFor, naiveFrames, widerView } from '../../runtime/pipeline/frame-choice.js';
 import { SAMPLE_FPS, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { sample } from '../support/findings.js';
 
@@ -83,21 +83,21 @@ describe('frame choice', () => {
     expect(chosen[0]!.index).to.equal(5); // moving samples 2..7: the middle one
   });
 
-  it('another moment than a lone look: the liveliest of the other moving samples, framed as chosen frames are; none when nothing else moved', () => {
+  it('another moment than a lone look: the liveliest of the other moving samples, framed as the frames of a longer clip are; none when nothing else moved', () => {
     const samples = clip(2, 0.2, 1.4, (i) => (i === 2 ? 0.4 : i === 3 ? 0.3 : 0.05));
     const [lone] = chooseFrames(samples, 1, HD, 300);
     const other = anotherMoment(samples, [lone!.index], HD, 300)!;
     expect(other.index).to.not.equal(lone!.index);
     expect(other.index).to.equal(lone!.index === 2 ? 3 : 2);
     expect(other.sample).to.equal(samples[other.index]);
-    expect(other.crop).to.deep.equal(chooseFrames([samples[other.index]!], 1, HD, 300)[0]!.crop);
+    expect(other.crop).to.deep.equal(squareRegion(samples[other.index]!.region!, HD, 300));
     const moving = samples.flatMap((s, i) => (s.region ? [i] : []));
     expect(anotherMoment(samples, moving, HD, 300), 'every moving sample taken').to.equal(undefined);
   });
 
   it('around a small moving area, a square region at least the network input, holding the area and inside the frame', () => {
     const far: Box = { x: 0.9, y: 0.05, w: 0.03, h: 0.08 };
-    const [chosen] = chooseFrames(clip(4, 1, 3, undefined, far), 1, HD, 300);
+    const [chosen] = chooseFrames(clip(4, 1, 3, undefined, far), 2, HD, 300);
     const crop = chosen!.crop!;
     expect(crop.w * HD.width).to.be.closeTo(crop.h * HD.height, 1e-6);
     expect(crop.w * HD.width).to.be.at.least(300 - 1e-6);
@@ -118,8 +118,39 @@ describe('frame choice', () => {
     expect(chosen).to.have.length(2);
     for (const c of chosen) expect(c.crop).to.equal(undefined);
     // a small area in the same frame gets one, under 3/4 of the frame
-    const [small] = chooseFrames(clip(4, 1, 3, undefined, { x: 0.4, y: 0.4, w: 0.1, h: 0.2 }), 1, vga, 300);
+    const [small] = chooseFrames(clip(4, 1, 3, undefined, { x: 0.4, y: 0.4, w: 0.1, h: 0.2 }), 2, vga, 300);
     expect(small!.crop).to.not.equal(undefined);
     expect(area(small!.crop!)).to.be.below(0.75);
   });
+
+  it('a lone frame frames a small moving area at a closer look\'s scale, a larger one as any frame; several frames as before', () => {
+    // the fisheye clip's two people at the far edge: 38 x 90 px of 480 x 270
+    const fisheye = { width: 480, height: 270 };
+    const people: Box = { x: 0, y: 0.22, w: 0.08, h: 0.33 };
+    const [lone] = chooseFrames(clip(1.9, 0.1, 1, undefined, people), 1, fisheye, 300);
+    expect(lone!.crop).to.deep.equal(squareRegion(people, fisheye, CLOSER_SIDE * 300));
+    expect(lone!.crop!.w * fisheye.width).to.be.closeTo(150, 1e-6);
+    // the same clip affording two frames: each region at least the detector's input
+    for (const c of chooseFrames(clip(1.9, 0.1, 1, undefined, people), 2, fisheye, 300)) expect(c.crop!.w * fisheye.width).to.be.closeTo(270, 1e-6);
+    // a moving area larger than half the input: 1.5 times its longer side, as any frame frames it
+    const [near] = chooseFrames(clip(1, 0.2, 0.8), 8, HD, 300);
+    expect(near!.crop).to.deep.equal(squareRegion(walker, HD, 300));
+  });
+
+  it('a lone frame framed closer, framed wider: as the frames of a longer clip are; none where the lone frame\'s view is that already', () => {
+    const fisheye = { width: 480, height: 270 };
+    const people: Box = { x: 0, y: 0.22, w: 0.08, h: 0.33 };
+    const [lone] = chooseFrames(clip(1.9, 0.1, 1, undefined, people), 1, fisheye, 300);
+    const wider = widerView(lone!, fisheye, 300)!;
+    expect(wider.index).to.equal(lone!.index);
+    expect(wider.sample).to.equal(lone!.sample);
+    expect(wider.crop).to.deep.equal(squareRegion(people, fisheye, 300));
+    const [near] = chooseFrames(clip(1, 0.2, 0.8), 8, HD, 300);
+    expect(widerView(near!, HD, 300), 'a larger moving area: the same view').to.equal(undefined);
+    const vga = { width: 640, height: 480 };
+    const [whole] = chooseFrames(clip(1, 0.2, 0.8, undefined, { x: 0.1, y: 0.05, w: 0.5, h: 0.9 }), 8, vga, 300);
+    expect(whole!.crop).to.equal(undefined);
+    expect(widerView(whole!, vga, 300), 'the whole frame').to.equal(undefined);
+  });
 });
+

@@ -4,7 +4,7 @@
 // Made-up findings: no model runs, so each case is exactly the one the rule is for.
 import { expect } from 'chai';
 import type { Box, CameraRules, Detection } from '../../runtime/core/analysis.js';
-import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, someoneUnsure, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MoverTrack, SmallMovers } from '../../runtime/pipeline/small-movers.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { rulesManifest } from '../support/rules-manifest.js';
@@ -202,5 +202,13 @@ describe('closer looks at small movers: a far walker at night is small too', () 
     expect(decide(looks, pattern, manifest).risk).to.equal('intrusion');
     const firstLooks = looks.map((f) => ({ ...f, sample: { ...f.sample, path: undefined } }));
     expect(decide(firstLooks, pattern, manifest).risk).to.equal('danger');
+  });
+
+  it('someone unsure: a person or vehicle the detector saw where none was found (a lone closer look then looks wider); not where one was found, nor where none was seen', () => {
+    expect(someoneUnsure(seenOnce(0.42), pattern, manifest)).to.equal(true);
+    expect(someoneUnsure(seenOnce(0.34, 'vehicule'), pattern, manifest)).to.equal(true);
+    expect(someoneUnsure(seenOnce(0.71), pattern, manifest)).to.equal(false);
+    expect(someoneUnsure(seenOnce(0.9, 'animal'), pattern, manifest)).to.equal(false);
+    expect(someoneUnsure([frame(0.5, [], walker(0.2))], pattern, manifest)).to.equal(false);
   });
 });

@@ -459,7 +459,11 @@ export function creaturesWhereNoOne(scores: Scores, frames: FrameFindings[], fou
 /** A person or vehicle counts as found in these frames (after the second opinions). */
 export function someoneFound(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules): boolean {
   const judge = judgeOf(manifest, rules);
-  const frames = secondOpinions(found, pattern, judge);
+  return intrudersFound(secondOpinions(found, pattern, judge), judge);
+}
+
+/** Whether the frames (past the second opinions) hold a person or vehicle found. */
+function intrudersFound(frames: FrameFindings[], judge: Judge): boolean {
   const isFound = foundRule(frames, judge);
   return frames.some((f) => judge.intruders.some((l) => isFound(l, f.scores[l] ?? 0)));
 }
@@ -471,7 +475,7 @@ export function someoneFound(found: FrameFindings[], pattern: MotionPattern, man
 export function someoneUnsure(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules): boolean {
   const judge = judgeOf(manifest, rules);
   const frames = secondOpinions(found, pattern, judge);
-  return !someoneFound(found, pattern, manifest, rules) && frames.some((f) => f.detections.some((d) => judge.intruders.includes(d.label)));
+  return !intrudersFound(frames, judge) && frames.some((f) => f.detections.some((d) => judge.intruders.includes(d.label)));
 }
 
 /**

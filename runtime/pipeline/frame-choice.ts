@@ -73,12 +73,12 @@ function framed(sample: MotionSample, index: number, frame: FrameSize, minSide: 
 
 /**
  * A lone frame framed as the frames of a longer clip are (its region at least `minSide`), where
- * chooseFrames framed it closer; none where that is the view it already has.
+ * chooseFrames framed it closer; none where that is the view it already has (both square about
+ * the same moving area: the same side is the same view).
  */
 export function widerView(lone: ChosenFrame, frame: FrameSize, minSide: number): ChosenFrame | undefined {
   const wider = framed(lone.sample, lone.index, frame, minSide);
-  const same = (a: Box | undefined, b: Box | undefined) => a === b || (!!a && !!b && a.x === b.x && a.y === b.y && a.w === b.w && a.h === b.h);
-  return lone.crop && !same(wider.crop, lone.crop) ? wider : undefined;
+  return lone.crop && wider.crop?.w !== lone.crop.w ? wider : undefined;
 }
 
 /**

@@ -247,8 +247,8 @@ const mean = (values: number[]): number => values.reduce((sum, v) => sum + v, 0)
 /**
  * CPU per clip of the default pack against the runtime of another commit (built from the
  * history by buildBefore, its ModelService loaded in this process), AGAINST_RUNS turns each or
- * more (a short clip) after a warm-up turn, alternating, means: what the rules added since cost per clip,
- * measured in the same run.
+ * more (a short clip) after a warm-up turn, alternating, means: what the rules added since cost
+ * per clip, measured in the same run.
  */
 export async function benchAgainst(root: string, clips: Expectation[]): Promise<Array<Record<string, string | number>>> {
   const { ModelService: Before } = await import(path.join(root, 'dist/runtime/models/model-service.js')) as { ModelService: typeof ModelService };

@@ -294,7 +294,6 @@ describe('MQTT delivery', function () {
     expect(sequence).to.deep.equal(['ON', 'OFF', 'ON', 'OFF']);
     const person = w.seen.filter((m) => m.topic === `${BASE}/cameras/yard/person` && !m.retain).map((m) => m.text);
     expect(person).to.deep.equal(['ON', 'OFF', 'ON', 'OFF']);
-    // the queue changes were published as they happened, not on the (hour-long) interval
     // the status followed the clips and their deliveries as they happened, not on the (hour-long) interval
     // (a status reads its figures one after another: one read while the second result was
     // finalised and delivered can count both deliveries and still the job running; the status

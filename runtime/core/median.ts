@@ -2,7 +2,12 @@
 // none). Sorts a copy: for the handful of votes and maps a clip gives, not for per-pixel work.
 export function median(values: number[]): number {
   if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = [...values].sort(ascending);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** One comparator for every call: a closure made per call is compiled again per call. */
+function ascending(a: number, b: number): number {
+  return a - b;
 }

@@ -110,13 +110,11 @@ const median = (values: number[]): number => medianOf(Float64Array.from(values),
 export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<CellMap, 'width' | 'height'>, grid: Grid): number {
   const cells = trusted.length;
   const xs = new Float64Array(cells), ys = new Float64Array(cells), zooms = new Float64Array(cells), turns = new Float64Array(cells);
-  const cellX = (c: number) => ((c % grid.x) + 0.5) * (map.width / grid.x) - map.width / 2;
-  const cellY = (c: number) => (Math.floor(c / grid.x) + 0.5) * (map.height / grid.y) - map.height / 2;
   let n = 0;
   for (let c = 0; c < cells; c++) {
     if (!trusted[c]) continue;
     const u = flow[c * 2]!, v = flow[c * 2 + 1]!;
-    const X = cellX(c), Y = cellY(c);
+    const X = cellX(c, map, grid), Y = cellY(c, map, grid);
     const r2 = X * X + Y * Y;
     xs[n] = u;
     ys[n] = v;
@@ -131,7 +129,7 @@ export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<
   n = 0;
   for (let c = 0; c < cells; c++) {
     if (!trusted[c]) continue;
-    const X = cellX(c), Y = cellY(c);
+    const X = cellX(c, map, grid), Y = cellY(c, map, grid);
     const mu = a + zoom * X - turn * Y, mv = b + zoom * Y + turn * X;
     strays[n] = Math.hypot(flow[c * 2]! - mu, flow[c * 2 + 1]! - mv);
     moves[n++] = Math.hypot(mu, mv);
@@ -144,6 +142,10 @@ export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<
   }
   return camera;
 }
+
+/** A cell's centre from the map's centre, in px: where its flow is read from. */
+const cellX = (c: number, map: Pick<CellMap, 'width'>, grid: Grid) => ((c % grid.x) + 0.5) * (map.width / grid.x) - map.width / 2;
+const cellY = (c: number, map: Pick<CellMap, 'height'>, grid: Grid) => (Math.floor(c / grid.x) + 0.5) * (map.height / grid.y) - map.height / 2;
 
 /** The cells are rectangles of the map: their column and row ends, read off it. */
 function cellEnds({ width, height, cellOf }: CellMap, grid: Grid): { colEnd: Int32Array; rowEnd: Int32Array } {
@@ -296,8 +298,15 @@ export interface SwayPattern {
 
 /** The samples that carry the source's new frames: all of them, unless it sends fewer frames than the samples (STEP, LOW_RATE). */
 function newFrames(samples: LocalMotion[]): LocalMotion[] {
-  const change = samples.map((l) => l.change.reduce((sum, c) => sum + c, 0) / l.change.length);
-  const steps = samples.filter((_, k) => change[k]! > STEP * Math.max(change[k - 1] ?? 0, change[k + 1] ?? 0));
+  const change = new Float64Array(samples.length);
+  for (let k = 0; k < samples.length; k++) {
+    const cells = samples[k]!.change;
+    let sum = 0;
+    for (let c = 0; c < cells.length; c++) sum += cells[c]!;
+    change[k] = sum / cells.length;
+  }
+  const steps: LocalMotion[] = [];
+  for (let k = 0; k < samples.length; k++) if (change[k]! > STEP * Math.max(change[k - 1] ?? 0, change[k + 1] ?? 0)) steps.push(samples[k]!);
   return steps.length >= LOW_RATE * samples.length ? steps : samples;
 }
 
@@ -305,9 +314,12 @@ function newFrames(samples: LocalMotion[]): LocalMotion[] {
 function noiseOf(local: LocalMotion[]): number {
   const cells = local[0]!.change.length;
   const all = new Float32Array(local.length * cells);
-  local.forEach((l, k) => all.set(l.change, k * cells));
+  for (let k = 0; k < local.length; k++) all.set(local[k]!.change, k * cells);
   return all.sort()[Math.floor(all.length * 0.2)] ?? 0;
 }
+
+/** The camera held still in this sample (it is one). */
+const viewStill = (l: LocalMotion | undefined): boolean => l !== undefined && l.camera < MOVED;
 
 /**
  * How each cell moved over the clip, from the samples' LocalMotion; undefined when the clip is
@@ -327,10 +339,10 @@ export function describeSway(samples: LocalMotion[], sampleFps: number, backgrou
   const duty = new Float32Array(cells);
   const sumX = new Float32Array(cells), sumY = new Float32Array(cells), length = new Float32Array(cells);
   const lagged = new Float32Array(cells), energy = new Float32Array(cells), texture = new Float32Array(cells);
-  const viewStill = (l: LocalMotion | undefined) => l !== undefined && l.camera < MOVED;
   const still = local.filter(viewStill).length;
-  local.forEach((l, k) => {
-    if (!viewStill(l)) return;
+  for (let k = 0; k < local.length; k++) {
+    const l = local[k]!;
+    if (!viewStill(l)) continue;
     const before = viewStill(local[k - 1]) ? local[k - 1] : undefined;
     for (let c = 0; c < cells; c++) {
       texture[c] += l.texture[c]!;
@@ -344,7 +356,7 @@ export function describeSway(samples: LocalMotion[], sampleFps: number, backgrou
       sumY[c] += v;
       length[c] += d;
     }
-  });
+  }
   const straightness = new Float32Array(cells);
   const smoothness = new Float32Array(cells);
   const speed = new Float32Array(cells);
@@ -354,7 +366,11 @@ export function describeSway(samples: LocalMotion[], sampleFps: number, backgrou
     straightness[c] = length[c] ? Math.hypot(sumX[c]!, sumY[c]!) / length[c]! : 0;
     smoothness[c] = energy[c] ? lagged[c]! / energy[c]! : 0;
   }
-  const lasting = background && Float32Array.from(background, (b, c) => (texture[c] ? Math.min(1, (b * still) / texture[c]!) : 1));
+  let lasting: Float32Array | undefined;
+  if (background) {
+    lasting = new Float32Array(cells);
+    for (let c = 0; c < cells; c++) lasting[c] = texture[c] ? Math.min(1, (background[c]! * still) / texture[c]!) : 1;
+  }
   return { cameraStill: median(local.map((l) => l.camera)) < MOVED, duty, straightness, speed, smoothness, ...(lasting ? { lasting } : {}) };
 }
 

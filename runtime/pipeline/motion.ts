@@ -176,30 +176,44 @@ function compare(prev: Uint8Array, cur: Uint8Array, grid: PixelGrid): Omit<Motio
     moved[cellOf[i]!]++;
     if (!specks[i]) movedSolid[cellOf[i]!]++;
   }
-  const active = (counts: Uint32Array) => {
-    const cells = new Uint8Array(GRID_X * GRID_Y);
-    for (let c = 0; c < cells.length; c++) cells[c] = size[c] && counts[c]! / size[c]! >= CELL_ACTIVE ? 1 : 0;
-    return cells;
-  };
-  const cells = active(moved);
+  const cells = cellsOver(moved, size);
   const groups = cellGroups(cells, MOTION_GRID);
   const largest = groups.sort((a, b) => b.length - a.length)[0];
   return {
     energy: changed / (width * height),
     cells,
-    solidCells: active(movedSolid),
+    solidCells: cellsOver(movedSolid, size),
     region: largest ? groupBox(largest) : undefined,
     foreground: new Uint8Array(GRID_X * GRID_Y),
   };
+}
+
+/** Cells where the pixels counted are a share of at least CELL_ACTIVE of the cell's `size`. */
+function cellsOver(counts: Uint32Array, size: Uint32Array): Uint8Array {
+  const cells = new Uint8Array(GRID_X * GRID_Y);
+  for (let c = 0; c < cells.length; c++) cells[c] = size[c] && counts[c]! / size[c]! >= CELL_ACTIVE ? 1 : 0;
+  return cells;
 }
 
 /** Cells where a share of pixels of at least CELL_ACTIVE is set in the mask. */
 function activeCells(mask: Uint8Array, grid: PixelGrid): Uint8Array {
   const counts = new Uint32Array(GRID_X * GRID_Y);
   for (let i = 0; i < mask.length; i++) if (mask[i]) counts[grid.cellOf[i]!]++;
-  const cells = new Uint8Array(GRID_X * GRID_Y);
-  for (let c = 0; c < cells.length; c++) cells[c] = grid.size[c] && counts[c]! / grid.size[c]! >= CELL_ACTIVE ? 1 : 0;
-  return cells;
+  return cellsOver(counts, grid.size);
+}
+
+/**
+ * The cells where `frame` stands out of the background by solid (not speck) differences; none
+ * where that is over LIGHT_CHANGE of the grid (a change of light). `mask` is scratch.
+ */
+function backgroundCells(frame: Uint8Array, background: Uint8Array, mask: Uint8Array, grid: PixelGrid): Uint8Array {
+  for (let i = 0; i < mask.length; i++) mask[i] = Math.abs(frame[i]! - background[i]!) > BACKGROUND_DELTA ? 1 : 0;
+  const specks = findSpecks(mask, grid.width, grid.height);
+  for (let i = 0; i < mask.length; i++) if (specks[i]) mask[i] = 0;
+  const cells = activeCells(mask, grid);
+  let set = 0;
+  for (let c = 0; c < cells.length; c++) set += cells[c]!;
+  return set > LIGHT_CHANGE * cells.length ? new Uint8Array(cells.length) : cells;
 }
 
 /**
@@ -216,20 +230,17 @@ function activeCells(mask: Uint8Array, grid: PixelGrid): Uint8Array {
 function addForeground(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid, wet: boolean, background: Uint8Array | undefined): void {
   if (!background) return;
   const mask = new Uint8Array(background.length);
-  const raw = kept.map(({ frame }) => {
-    for (let i = 0; i < mask.length; i++) mask[i] = Math.abs(frame[i]! - background[i]!) > BACKGROUND_DELTA ? 1 : 0;
-    const specks = findSpecks(mask, grid.width, grid.height);
-    for (let i = 0; i < mask.length; i++) if (specks[i]) mask[i] = 0;
-    const cells = activeCells(mask, grid);
-    return cells.reduce((a, b) => a + b, 0) > LIGHT_CHANGE * cells.length ? new Uint8Array(cells.length) : cells;
-  });
+  const raw: Uint8Array[] = [];
+  for (const { frame } of kept) raw.push(backgroundCells(frame, background, mask, grid));
   const none = new Uint8Array(GRID_X * GRID_Y);
-  const cellsOf = (k: number) => kept[k]?.sample.cells ?? none;
+  const union = new Uint8Array(GRID_X * GRID_Y);
   for (let k = wet ? 0 : 1; k < kept.length - (wet ? 0 : 1); k++) {
     const sample = kept[k]!.sample;
-    if (k > 0 && k < kept.length - 1) for (let c = 0; c < sample.foreground.length; c++) sample.foreground[c] = raw[k - 1]![c]! & raw[k]![c]! & raw[k + 1]![c]!;
-    const moved = wet ? sample.cells.map((v, c) => v & (cellsOf(k - 1)[c]! | cellsOf(k + 1)[c]!)) : sample.cells;
-    const union = moved.map((v, c) => v | sample.foreground[c]!);
+    const { cells, foreground } = sample;
+    if (k > 0 && k < kept.length - 1) for (let c = 0; c < foreground.length; c++) foreground[c] = raw[k - 1]![c]! & raw[k]![c]! & raw[k + 1]![c]!;
+    const before = kept[k - 1]?.sample.cells ?? none;
+    const after = kept[k + 1]?.sample.cells ?? none;
+    for (let c = 0; c < union.length; c++) union[c] = (wet ? cells[c]! & (before[c]! | after[c]!) : cells[c]!) | foreground[c]!;
     const largest = cellGroups(union, MOTION_GRID).sort((a, b) => b.length - a.length)[0];
     if (largest) sample.region = groupBox(largest);
     else if (wet) sample.region = undefined;
@@ -274,8 +285,11 @@ function calmMotion(kept: Array<{ sample: MotionSample; frame: Uint8Array }>, gr
   if (kept.length > 1 && Math.round((kept[1]!.sample.t - kept[0]!.sample.t) * SAMPLE_FPS) !== 1) return undefined;
   const reach = dropWindow(light, SAMPLE_FPS) >> 1;
   const frames = kept.slice(0, SWAY_SECONDS * SAMPLE_FPS + 2 * reach).map((k) => k.frame);
-  const calm = frames.slice(2 * reach).map((_, k) => withoutDrops(frames.slice(k, k + 2 * reach + 1), light));
-  return calm.slice(1).map((frame, k) => localMotion(calm[k]!, frame, grid, MOTION_GRID));
+  const calm: Uint8Array[] = [];
+  for (let k = 0; k + 2 * reach < frames.length; k++) calm.push(withoutDrops(frames.slice(k, k + 2 * reach + 1), light));
+  const motion: LocalMotion[] = [];
+  for (let k = 1; k < calm.length; k++) motion.push(localMotion(calm[k - 1]!, calm[k]!, grid, MOTION_GRID));
+  return motion;
 }
 
 export interface MotionOptions {

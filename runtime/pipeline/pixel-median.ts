@@ -103,21 +103,26 @@ export function lumaOf(rgb: Uint8Array): Uint8Array {
 export function dropsFlattened(frame: Uint8Array, width: number, height: number, light: DropLight, reach: number): Uint8Array {
   if (light === 'either') return frame;
   const darkest = light === 'brighter';
-  const along = (from: Uint8Array, step: number, count: number, lines: number, lineStep: number) => {
-    const out = new Uint8Array(from.length);
-    for (let line = 0; line < lines; line++) {
-      const start = line * lineStep;
-      for (let i = 0; i < count; i++) {
-        let v = from[start + i * step]!;
-        const last = Math.min(count - 1, i + reach);
-        for (let j = Math.max(0, i - reach); j <= last; j++) {
-          const u = from[start + j * step]!;
-          if (darkest ? u < v : u > v) v = u;
-        }
-        out[start + i * step] = v;
+  return extremeAlong(extremeAlong(frame, 1, width, height, width, reach, darkest), width, height, width, 1, reach, darkest);
+}
+
+/**
+ * Each pixel at its darkest (or brightest) within `reach` px along its line: `lines` lines of
+ * `count` pixels, `step` apart within a line and starting `lineStep` apart (rows or columns).
+ */
+function extremeAlong(from: Uint8Array, step: number, count: number, lines: number, lineStep: number, reach: number, darkest: boolean): Uint8Array {
+  const out = new Uint8Array(from.length);
+  for (let line = 0; line < lines; line++) {
+    const start = line * lineStep;
+    for (let i = 0; i < count; i++) {
+      let v = from[start + i * step]!;
+      const last = Math.min(count - 1, i + reach);
+      for (let j = Math.max(0, i - reach); j <= last; j++) {
+        const u = from[start + j * step]!;
+        if (darkest ? u < v : u > v) v = u;
       }
+      out[start + i * step] = v;
     }
-    return out;
-  };
-  return along(along(frame, 1, width, height, width), width, height, width, 1);
+  }
+  return out;
 }

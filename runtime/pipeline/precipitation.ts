@@ -197,13 +197,15 @@ function bestOffset(a: GrayFrame, b: GrayFrame, x: number, y: number, size: numb
       }
     }
   }
-  const at = (dx: number, dy: number) => {
-    const i = dx - cx + reach;
-    const j = dy - cy + reach;
-    return i < 0 || j < 0 || i >= span || j >= span || costs[j * span + i] === Infinity ? undefined : costs[j * span + i]!;
-  };
-  const tried = [...costs].filter((c) => c !== Infinity);
+  const tried: number[] = [];
+  for (const cost of costs) if (cost !== Infinity) tried.push(cost);
+  const at = (dx: number, dy: number) => costAt(costs, span, dx - cx + reach, dy - cy + reach);
   return { dx: bx, dy: by, centre: best, typical: median(tried), left: at(bx - 1, by), right: at(bx + 1, by), up: at(bx, by - 1), down: at(bx, by + 1) };
+}
+
+/** The cost at column i, row j of a search's span x span costs; undefined outside it or where not tried. */
+function costAt(costs: Float64Array, span: number, i: number, j: number): number | undefined {
+  return i < 0 || j < 0 || i >= span || j >= span || costs[j * span + i] === Infinity ? undefined : costs[j * span + i]!;
 }
 
 /** The vertex of the parabola through three costs around the middle one (a fraction of a pixel), 0 when flat. */
@@ -601,6 +603,16 @@ export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake
 /** Where the patches around a flake lie (5x5 each, clear of a flake up to 8 px across). */
 const RING: Array<[number, number]> = [[-7, 0], [7, 0], [0, -7], [0, 7]];
 
+/** The grid column of each pixel column of a frame `width` wide. */
+function columnCells(width: number): Uint8Array {
+  const cells = new Uint8Array(width);
+  for (let x = 0; x < width; x++) cells[x] = Math.min(GRID_X - 1, Math.floor((x * GRID_X) / width));
+  return cells;
+}
+
+/** The grid row of pixel row y of a frame `height` high. */
+const rowCell = (y: number, height: number): number => Math.min(GRID_Y - 1, Math.floor((y * GRID_Y) / height));
+
 /**
  * Share of the grid's cells where `cur`'s change from both neighbours in time (laid onto it by
  * the camera's shift) is a texture of streaks falling as the rest: seen (TEXTURE_CHANGE),
@@ -647,16 +659,15 @@ export function fallingTexture(prev: GrayFrame, cur: GrayFrame, next: GrayFrame,
   const jyy = new Float64Array(cells);
   const jxy = new Float64Array(cells);
   const size = new Float64Array(cells);
-  const columnCell = Uint8Array.from({ length: width }, (_, x) => Math.min(GRID_X - 1, Math.floor((x * GRID_X) / width)));
-  const rowCell = (y: number) => Math.min(GRID_Y - 1, Math.floor((y * GRID_Y) / height));
+  const columnCell = columnCells(width);
   // the pixels of each cell looked at: its columns times its rows
   const columns = new Uint32Array(GRID_X);
   const rows = new Uint32Array(GRID_Y);
   for (let x = x0 + 1; x < x1 - 1; x++) columns[columnCell[x]!]!++;
-  for (let y = y0 + 1; y < y1 - 1; y++) rows[rowCell(y)]!++;
+  for (let y = y0 + 1; y < y1 - 1; y++) rows[rowCell(y, height)]!++;
   for (let y = y0 + 1; y < y1 - 1; y++) {
     if (!changed[y - 1] && !changed[y] && !changed[y + 1]) continue;
-    const cellRow = rowCell(y) * GRID_X;
+    const cellRow = rowCell(y, height) * GRID_X;
     for (let x = x0 + 1; x < x1 - 1; x++) {
       const i = y * width + x;
       const cell = cellRow + columnCell[x]!;
@@ -735,7 +746,7 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
  */
 export function transientSpread(run: GrayFrame[]): number {
   const { width, height } = run[0]!;
-  const cellOf = Uint8Array.from({ length: width }, (_, x) => Math.min(GRID_X - 1, Math.floor((x * GRID_X) / width)));
+  const cellOf = columnCells(width);
   const seen = new Uint8Array(GRID_X * GRID_Y);
   for (let k = 1; k < run.length - 1; k++) {
     const a = run[k - 1]!.data;
@@ -743,7 +754,7 @@ export function transientSpread(run: GrayFrame[]): number {
     const b = run[k + 1]!.data;
     for (let y = 0; y < height; y++) {
       const row = y * width;
-      const cellRow = Math.min(GRID_Y - 1, Math.floor((y * GRID_Y) / height)) * GRID_X;
+      const cellRow = rowCell(y, height) * GRID_X;
       for (let i = row, end = row + width; i < end; i++) {
         const up = v[i]! - a[i]!;
         const down = v[i]! - b[i]!;

@@ -153,8 +153,10 @@ const FLOW_TRACKS = 3;
  */
 const FAINT_MAX_HOPS = 0.25;
 
+const ascending = (a: number, b: number): number => a - b;
+
 function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = [...values].sort(ascending);
   return sorted.length ? sorted[sorted.length >> 1]! : 0;
 }
 

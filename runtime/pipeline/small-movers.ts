@@ -153,6 +153,7 @@ const FLOW_TRACKS = 3;
  */
 const FAINT_MAX_HOPS = 0.25;
 
+/** One comparator for every call (a closure made per call is compiled again per call). */
 const ascending = (a: number, b: number): number => a - b;
 
 function median(values: number[]): number {

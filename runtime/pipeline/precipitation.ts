@@ -742,12 +742,15 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
  * where fewer cells hold one than the dry mark (half of PRECIPITATION_SPREAD) holds no
  * precipitation to be seen, and costs one pass over its pixels instead of the analysis. A
  * change that stays (a keyframe's new quantisation, a light switched on) is no transient; a
- * camera that moved changes every textured cell, and the run is analysed.
+ * camera that moved changes every textured cell, and the run is analysed. The count stops at
+ * `enough` of the cells (the share it returns then): the run is analysed either way.
  */
-export function transientSpread(run: GrayFrame[]): number {
+export function transientSpread(run: GrayFrame[], enough = 1): number {
   const { width, height } = run[0]!;
   const cellOf = columnCells(width);
   const seen = new Uint8Array(GRID_X * GRID_Y);
+  const stop = enough * seen.length;
+  let count = 0;
   for (let k = 1; k < run.length - 1; k++) {
     const a = run[k - 1]!.data;
     const v = run[k]!.data;
@@ -758,11 +761,18 @@ export function transientSpread(run: GrayFrame[]): number {
       for (let i = row, end = row + width; i < end; i++) {
         const up = v[i]! - a[i]!;
         const down = v[i]! - b[i]!;
-        if ((up >= FLOOR && down >= FLOOR) || (up <= -FLOOR && down <= -FLOOR)) seen[cellRow + cellOf[i - row]!] = 1;
+        if ((up >= FLOOR && down >= FLOOR) || (up <= -FLOOR && down <= -FLOOR)) {
+          const cell = cellRow + cellOf[i - row]!;
+          if (!seen[cell]) {
+            seen[cell] = 1;
+            count++;
+          }
+        }
       }
+      if (count >= stop) return count / seen.length;
     }
   }
-  return seen.reduce((sum, c) => sum + c, 0) / seen.length;
+  return count / seen.length;
 }
 
 /** Which samples the analysis needs: runs of `length` consecutive samples, one every `every`. */
@@ -810,7 +820,7 @@ export class PrecipitationTracker {
     if (this.run.length < RUN && !(last && meanDifference(last.data, frame.data) < DUPLICATE)) this.run.push(frame);
     if (++this.taken % this.schedule.length !== 0) return;
     if (this.run.length === RUN) {
-      if (transientSpread(this.run) >= PRECIPITATION_SPREAD / 2) this.analyse(this.run);
+      if (transientSpread(this.run, PRECIPITATION_SPREAD / 2) >= PRECIPITATION_SPREAD / 2) this.analyse(this.run);
       else this.stillRuns++;
     }
     this.run = [];

@@ -258,6 +258,10 @@ describe('precipitation analysis', () => {
     expect(transientSpread(stepped)).to.equal(0);
     expect(transientSpread(specks)).to.be.above(0).and.below(PRECIPITATION_SPREAD / 2);
     expect(transientSpread(drizzle)).to.be.above(0.9);
+    // counted only until the dry mark is passed: the run is analysed either way
+    const early = transientSpread(drizzle, PRECIPITATION_SPREAD / 2);
+    expect(early).to.be.at.least(PRECIPITATION_SPREAD / 2).and.below(transientSpread(drizzle));
+    expect(transientSpread(specks, PRECIPITATION_SPREAD / 2)).to.equal(transientSpread(specks));
     const analysed = (frames: GrayFrame[]) => {
       const tracker = new PrecipitationTracker({ every: 5, length: 5 });
       for (const f of frames) tracker.push(f);

@@ -120,6 +120,15 @@ export class ClipClassifier implements Classifier {
       if (err instanceof PipelineError || err instanceof CancelledError) throw err;
       throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
     });
+    try {
+      return await this.lookAndDecide(clip, motion, started, signal, rules);
+    } finally {
+      motion.release(); // its frames serve the next clip's motion pass
+    }
+  }
+
+  /** The rest of classify once the motion pass is done: the networks' looks and the decision. */
+  private async lookAndDecide(clip: ClipInfo, motion: MotionAnalysis, started: number, signal: AbortSignal, rules?: CameraRules): Promise<Analysis> {
     const motionMs = performance.now() - started;
     // Never more than a pipeline that runs every model on one frame a second would spend (budget.ts).
     const { models } = this.options;

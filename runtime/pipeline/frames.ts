@@ -7,6 +7,7 @@ import { saysNoSpace } from '../core/disk-full.js';
 import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import { spawnTool } from '../core/spawn.js';
 import { ffmpegPath } from '../core/tools.js';
+import type { BufferPool } from '../core/buffer-pool.js';
 
 /**
  * The scaler's flags besides its algorithm. swscale's default fast paths
@@ -79,6 +80,8 @@ export interface SparseGray {
   height: number;
   select: string;
   onFrame: (frame: Buffer) => void;
+  /** where its frames' buffers come from (the caller gives them back once done with them) */
+  pool?: BufferPool;
 }
 
 /**
@@ -95,14 +98,15 @@ function outputScale(size: { width: number; height: number }, source?: { width: 
 
 /**
  * A pipe reader (net's onread) that reads raw frames of `frameBytes` straight into each frame's
- * own buffer (no buffer per read, no join, no copy) and hands over each whole one.
+ * own buffer (no buffer per read, no join, no copy; from `pool` when given) and hands over each
+ * whole one.
  */
-export function frameReader(frameBytes: number, onFrame: (frame: Buffer) => void): { buffer: () => Buffer; callback: (bytes: number) => void } {
+export function frameReader(frameBytes: number, onFrame: (frame: Buffer) => void, pool?: BufferPool): { buffer: () => Buffer; callback: (bytes: number) => void } {
   let frame: Buffer | undefined;
   let filled = 0;
   return {
     buffer: () => {
-      frame ??= Buffer.allocUnsafeSlow(frameBytes);
+      frame ??= pool ? pool.take(frameBytes) : Buffer.allocUnsafeSlow(frameBytes);
       return frame.subarray(filled);
     },
     callback: (bytes: number) => {
@@ -152,7 +156,7 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
       if (i < dense) queues[i]!.push(frame);
       else sparse[i - dense]!.onFrame(frame);
       wake?.();
-    });
+    }, i < dense ? undefined : sparse[i - dense]!.pool);
     return { fd: fds[i]!, reader };
   });
   const child = spawnTool(ffmpegPath, [

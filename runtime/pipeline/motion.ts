@@ -15,6 +15,7 @@ import { dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSche
 import { cellTexture, describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 import { viewPath, type ViewOffset } from './camera-path.js';
 import { bytesOf } from '../core/bytes.js';
+import { BufferPool } from '../core/buffer-pool.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -47,6 +48,12 @@ const FINE_WIDTH = 192;
  */
 const FINE_FPS = 5;
 const FINE_FRAMES = 150;
+/**
+ * The finer samples' buffers (the precipitation runs', the small movers'), reused from clip to
+ * clip (core/buffer-pool.ts): a short clip's come to a megabyte and a half, and allocated for
+ * each clip they made V8 collect its whole heap every few clips. Up to a long clip's small movers' frames.
+ */
+const finerFrames = new BufferPool(4 * 1024 * 1024);
 
 export interface MotionSample {
   /** seconds from the start */
@@ -119,6 +126,12 @@ export interface MotionAnalysis {
   smallMovers: () => SmallMovers;
   /** per sample, its frame at each of MotionOptions.keep's sizes, when asked for */
   frames?: Buffer[][];
+  /**
+   * Gives the small movers' frames back for the next clip's pass, once the caller is done with
+   * the analysis: smallMovers() is not called after (it throws). Not calling it only costs memory
+   * that the garbage collector takes back.
+   */
+  release: () => void;
 }
 
 export const MOTION_GRID = { x: GRID_X, y: GRID_Y };
@@ -336,7 +349,7 @@ export async function analyseMotion(
     let keptBytes = 0;
     let prev: Uint8Array | undefined;
     let index = 0;
-    const tracker = new PrecipitationTracker(schedule);
+    const tracker = new PrecipitationTracker(schedule, (pixels) => finerFrames.give(pixels));
     // every frame as a plain Uint8Array (core/bytes.ts): the pixel loops run on one kind of array
     const onFrame = (buffer: Buffer) => {
       const frame = bytesOf(buffer);
@@ -347,8 +360,8 @@ export async function analyseMotion(
     for await (const [gray, ...views] of readFrameSets({
       input: clip.path, gray: { width, height }, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
       sparseGrays: [
-        { ...wet, select: scheduleSelect(schedule), onFrame },
-        { ...fine, select: `not(mod(n\\,${fineStride}))`, onFrame: onFine },
+        { ...wet, select: scheduleSelect(schedule), onFrame, pool: finerFrames },
+        { ...fine, select: `not(mod(n\\,${fineStride}))`, onFrame: onFine, pool: finerFrames },
       ],
       // Motion needs no exact picture: skipping the deblocking filter decodes faster (not for
       // frames the networks see, kept for a small clip). One decoding thread (DECODE_THREADS).
@@ -394,9 +407,19 @@ export async function analyseMotion(
     followTheView(samples, kept, grid);
   }
   let movers: SmallMovers | undefined;
+  let released = false;
   // where rain or snow falls, the drops are taken out before small things are followed
-  const smallMovers = () => (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling: falling ? dropLight(precipitation) : undefined }));
-  return { samples, pattern, smallMovers, ...(frames ? { frames } : {}) };
+  const smallMovers = () => {
+    if (released) throw new Error('the motion analysis was released: its small movers can no longer be followed');
+    return (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling: falling ? dropLight(precipitation) : undefined }));
+  };
+  const release = () => {
+    if (released) return;
+    released = true;
+    for (const frame of fineFrames) finerFrames.give(frame.gray);
+    fineFrames.length = 0;
+  };
+  return { samples, pattern, smallMovers, release, ...(frames ? { frames } : {}) };
 }
 
 /** Each sample's local motion (MotionSample.local) to SWAY_SECONDS, from the kept frames: every sample's, in order. */

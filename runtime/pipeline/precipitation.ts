@@ -801,7 +801,8 @@ export function scheduleSelect(schedule: PrecipitationSchedule): string {
  * Takes the scheduled samples at PRECIPITATION_WIDTH in order (each its own buffer) and
  * analyses each run once it is complete: its first five distinct samples give two transient maps
  * two samples apart (at the second and the fourth) and their recurrence, and the texture of
- * merged streaks at the third.
+ * merged streaks at the third. Each sample's pixels are handed to `done` once they are no longer
+ * needed (a run analysed, a sample left out), and never read again.
  */
 export class PrecipitationTracker {
   private run: GrayFrame[] = [];
@@ -812,17 +813,22 @@ export class PrecipitationTracker {
   /** runs where too little of the view could hold drops (transientSpread): not analysed */
   private stillRuns = 0;
 
-  constructor(private readonly schedule: PrecipitationSchedule) {}
+  constructor(private readonly schedule: PrecipitationSchedule, private readonly done: (pixels: Uint8Array) => void = () => undefined) {}
 
   push(frame: GrayFrame): void {
-    if (this.dry()) return;
+    if (this.dry()) {
+      this.done(frame.data);
+      return;
+    }
     const last = this.run[this.run.length - 1];
     if (this.run.length < RUN && !(last && meanDifference(last.data, frame.data) < DUPLICATE)) this.run.push(frame);
+    else this.done(frame.data);
     if (++this.taken % this.schedule.length !== 0) return;
     if (this.run.length === RUN) {
       if (transientSpread(this.run, PRECIPITATION_SPREAD / 2) >= PRECIPITATION_SPREAD / 2) this.analyse(this.run);
       else this.stillRuns++;
     }
+    for (const f of this.run) this.done(f.data);
     this.run = [];
   }
 

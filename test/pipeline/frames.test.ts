@@ -82,6 +82,25 @@ describe('frames decoded once at several sizes', () => {
     }
   });
 
+  it('the motion pass\'s finer frames, given back after a clip, serve the next clip\'s pass unchanged', async () => {
+    const signal = new AbortController().signal;
+    const mouse = await probeClip(media('nuisance/mouse_arena_topdown.mp4'));
+    const plants = await probeClip(media('indoor_plants.mp4'));
+    const outcome = (m: Awaited<ReturnType<typeof analyseMotion>>) => JSON.stringify({ pattern: m.pattern, movers: m.smallMovers() });
+    const first = await analyseMotion(mouse, signal);
+    const seen = outcome(first);
+    expect(first.smallMovers().creatures.length).to.be.above(0);
+    first.release();
+    expect(() => first.smallMovers()).to.throw(/released/);
+    // the plants' pass takes the mouse's frames, gives them back; the mouse's next pass takes them again
+    const between = await analyseMotion(plants, signal);
+    outcome(between);
+    between.release();
+    const again = await analyseMotion(mouse, signal);
+    expect(outcome(again)).to.equal(seen);
+    again.release();
+  });
+
   /** Samples of a clip, decoded from its start as the motion pass samples it, at one size. */
   async function fromStart(input: string, indices: number[], size: { width: number; height: number }): Promise<Buffer[]> {
     const sets: Buffer[] = [];

@@ -238,6 +238,39 @@ describe('precipitation analysis', () => {
     expect(precipitationScore(wet.evidence())).to.be.above(0.5);
   });
 
+  it('gives each sample\'s pixels back once, when its run is done with them or it is left out', () => {
+    const given: Array<{ pixels: Uint8Array; pushed: number }> = [];
+    let pushed = 0;
+    const tracker = new PrecipitationTracker({ every: 5, length: 5 }, (pixels) => given.push({ pixels, pushed }));
+    const rnd = random(17);
+    const frames: GrayFrame[] = [];
+    for (let k = 0; k < 30; k++) {
+      // a repeated sample (left out of its run at once), then runs of rain (analysed) and dry ones (until the view is dry)
+      const f = k === 3 ? { ...frames[2]!, data: frames[2]!.data.slice() } : frame(view, k, 0);
+      if (k < 10 && k !== 3) for (let d = 0; d < 150; d++) draw(f, 10 + Math.floor(rnd() * (W - 20)), 10 + Math.floor(rnd() * (H - 30)), 1, 5 + Math.floor(rnd() * 8), 210);
+      frames.push(f);
+      pushed++;
+      tracker.push(f);
+    }
+    expect(given).to.have.length(frames.length);
+    expect(new Set(given.map((g) => g.pixels)).size).to.equal(frames.length);
+    for (const [k, f] of frames.entries()) {
+      const back = given.find((g) => g.pixels === f.data)!;
+      // the repeat at once; a run's samples once the run is complete (a run of five pushes), never before they were pushed
+      expect(back.pushed).to.equal(k === 3 ? 4 : Math.ceil((k + 1) / 5) * 5);
+    }
+    // a view dry over its first two runs: the samples after are given back as they come
+    const dry: number[] = [];
+    const dryTracker = new PrecipitationTracker({ every: 5, length: 5 }, (pixels) => dry.push(pixels[0]!));
+    for (let k = 0; k < 20; k++) {
+      const f = frame(view, k, 0);
+      f.data[0] = k; // which sample it was
+      dryTracker.push(f);
+      expect(dry).to.have.length(k < 10 ? Math.floor((k + 1) / 5) * 5 : k + 1);
+    }
+    expect(dry).to.deep.equal(Array.from({ length: 20 }, (_, k) => k));
+  });
+
   it('a run is analysed only where a sixth of the view could show drops: a change that stays is no transient, nor are a few specks', () => {
     const rnd = random(5);
     const run = (change: (f: GrayFrame, k: number) => GrayFrame) => Array.from({ length: 5 }, (_, k) => change(frame(view, 0, 0), k));

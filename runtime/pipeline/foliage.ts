@@ -476,12 +476,12 @@ export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explaine
     const centre = cellCentre(c, grid);
     persistent[c] = sway.duty[c]! >= PERSISTENT && !explained.some((b) => inside(centre, b)) ? 1 : 0;
   }
-  let swaying = 0;
+  const swaying = new Uint8Array(persistent.length);
   const flutters: Flutter[] = [];
   for (const group of cellGroups(persistent, grid)) {
-    const backAndForth = group.filter((c) => swaysBackAndForth(sway, c)).length;
+    const backAndForth = group.filter((c) => swaysBackAndForth(sway, c));
     // foliage where most of a group goes back and forth (a walker's cells persist but go one way)
-    if (backAndForth * 2 >= group.length) swaying += backAndForth;
+    if (backAndForth.length * 2 >= group.length) for (const c of backAndForth) swaying[c] = 1;
     const xs = group.map((c) => c % grid.x), ys = group.map((c) => Math.floor(c / grid.x));
     const x0 = Math.min(...xs), y0 = Math.min(...ys);
     const w = Math.max(...xs) - x0 + 1, h = Math.max(...ys) - y0 + 1;
@@ -489,7 +489,23 @@ export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explaine
       flutters.push({ box: { x: x0 / grid.x, y: y0 / grid.y, w: w / grid.x, h: h / grid.y }, cells: group.length });
     }
   }
-  return { foliage: evidence(swaying), flutters };
+  return { foliage: evidence(beside(swaying, grid)), flutters };
+}
+
+/**
+ * The set cells with a set cell beside them. A crown, a bush or a hedge sways as one, over
+ * cells that adjoin; a cell swaying alone, with none beside it, is what a flicker of the
+ * sensor's or the encoder's noise in one place does too (a dark, grainy view's cells, here and
+ * there), and witnesses no plant.
+ */
+function beside(cells: Uint8Array, grid: Grid): number {
+  let count = 0;
+  for (let c = 0; c < cells.length; c++) {
+    if (!cells[c]) continue;
+    const x = c % grid.x;
+    if ((x > 0 && cells[c - 1]) || (x < grid.x - 1 && cells[c + 1]) || cells[c - grid.x] || cells[c + grid.x]) count++;
+  }
+  return count;
 }
 
 /**

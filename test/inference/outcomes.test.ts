@@ -68,6 +68,12 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('safe'); // plants are no reason for a human to look
   });
 
+  it('hand_ball.mp4 (an arm throwing a ball across a dark, grainy board): no plant or wind in the board\'s flicker', async () => {
+    const r = await classify(media('hand_ball.mp4'));
+    expect(r.labels).to.not.include('plant');
+    expect(r.labels).to.not.include('wind');
+  });
+
   it('a static clip: NOTHING and safe, without running the networks', async () => {
     const r = await classify(await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')));
     expect(r.labels).to.deep.equal(['NOTHING']);

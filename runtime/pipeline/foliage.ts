@@ -489,16 +489,16 @@ export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explaine
       flutters.push({ box: { x: x0 / grid.x, y: y0 / grid.y, w: w / grid.x, h: h / grid.y }, cells: group.length });
     }
   }
-  return { foliage: evidence(beside(swaying, grid)), flutters };
+  return { foliage: evidence(adjoining(swaying, grid)), flutters };
 }
 
 /**
- * The set cells with a set cell beside them. A crown, a bush or a hedge sways as one, over
+ * How many set cells have a set cell beside them. A crown, a bush or a hedge sways as one, over
  * cells that adjoin; a cell swaying alone, with none beside it, is what a flicker of the
  * sensor's or the encoder's noise in one place does too (a dark, grainy view's cells, here and
  * there), and witnesses no plant.
  */
-function beside(cells: Uint8Array, grid: Grid): number {
+function adjoining(cells: Uint8Array, grid: Grid): number {
   let count = 0;
   for (let c = 0; c < cells.length; c++) {
     if (!cells[c]) continue;

@@ -8,7 +8,7 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, someoneUnsure, sureIntruders, type Doubt, type FrameFindings } from './decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksShort, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, someoneUnsure, sureIntruders, type Doubt, type FrameFindings } from './decide.js';
 import { dropsFlattened, dropWindow, lumaOf, withoutDrops, type DropLight } from './pixel-median.js';
 import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
@@ -275,7 +275,8 @@ export class ClipClassifier implements Classifier {
   /**
    * The detectors on small movers (moversToCheck), closer: the region around each of the first
    * ones' paths, at a fifth and four fifths of its way, and half way too when those two split
-   * (closerLooksSplit); the looks of each mover apart, one mover at a time (the next is looked at
+   * (closerLooksSplit) or fall a step short of agreeing (closerLooksShort; then at seven and
+   * thirteen twentieths too, while they still fall short); the looks of each mover apart, one mover at a time (the next is looked at
    * only when asked for). A far walker at night is a few pixels tall, as small as a bird: only
    * the detector can tell them apart.
    */
@@ -298,6 +299,8 @@ export class ClipClassifier implements Classifier {
       };
       const first = [along(0.2), along(0.8)];
       const half = along(0.5);
+      // where the looks fall a step short of agreeing (closerLooksShort), the moments between
+      const between = [along(0.35), along(0.65)];
       // Drops that all brighten (or all darken) what they cross are taken out over a fifth of a
       // second either side; a walker near enough to be large in view swings his limbs across his
       // own width in that time, and his darkest over it is a ghost (the detector called one an
@@ -306,11 +309,13 @@ export class ClipClassifier implements Classifier {
       const light = derain ? motion.smallMovers().derainedAs : undefined;
       const shorter = light === 'brighter' || light === 'darker' ? [...first, half].map((c) => ({ ...c })) : [];
       // the later looks are decoded with the first (the decode passes them anyway), and run only when asked for
-      yield this.decodeLooks([...first, half, ...shorter], clip, motion, signal, derain, new Set(shorter)).then(async (decoded) => {
+      yield this.decodeLooks([...first, half, ...between, ...shorter], clip, motion, signal, derain, new Set(shorter)).then(async (decoded) => {
         const at = (choices: ChosenFrame[]) => this.inferDecoded(decoded.filter((d) => choices.includes(d.choice)), signal);
         const split = (looks: Array<{ findings: FrameFindings }>) => closerLooksSplit(looks.map((l) => l.findings), manifest, rules);
+        const short = (looks: Array<{ findings: FrameFindings }>) => closerLooksShort(looks.map((l) => l.findings), manifest, rules);
         let looks = await at(first);
-        if (split(looks)) looks = [...looks, ...await at([half])];
+        if (split(looks) || short(looks)) looks = [...looks, ...await at([half])];
+        if (short(looks)) looks = [...looks, ...await at(between)];
         if (shorter.length && split(looks)) looks = [...looks, ...await at(shorter)];
         return looks;
       });

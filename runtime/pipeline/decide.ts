@@ -539,6 +539,21 @@ export function closerLooksSplit(looks: FrameFindings[], manifest: Manifest, rul
 }
 
 /**
+ * The looks at a small mover saw a person or vehicle at two moments or more, never at its
+ * threshold, the best of them short of it by less than a step of the detector's output: one
+ * step of noise from agreeing (closerLooksAgreeOn), as a far walker at night at a low bitrate
+ * scores 0.5 at two moments and 0.79 at others. More moments along the path decide, as the
+ * margins look again (doubts).
+ */
+export function closerLooksShort(looks: FrameFindings[], manifest: Manifest, rules?: CameraRules): boolean {
+  const judge = judgeOf(manifest, rules);
+  return judge.step > 0 && scoresInLooks(looks, judge).some(({ label, seen }) => {
+    const best = Math.max(...seen);
+    return seen.filter((s) => s > 0).length >= AGREEING_FRAMES && best < judge.threshold(label) && judge.threshold(label) - best < judge.step;
+  });
+}
+
+/**
  * A small mover that went its own length or more was inside the box at time t (its course
  * within SAME_MOMENT_S of it): the body the detector boxed there went somewhere.
  */

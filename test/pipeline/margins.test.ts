@@ -4,7 +4,7 @@
 // Made-up findings: no model runs, so each case is exactly the one the rule is for.
 import { expect } from 'chai';
 import type { Box, CameraRules, Detection } from '../../runtime/core/analysis.js';
-import { agreedLooks, closerLooksAgreeOn, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, someoneUnsure, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksShort, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, seenMoving, someoneUnsure, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MoverTrack, SmallMovers } from '../../runtime/pipeline/small-movers.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { rulesManifest } from '../support/rules-manifest.js';
@@ -176,6 +176,16 @@ describe('closer looks at small movers: a far walker at night is small too', () 
     const agreed = agreedLooks([look(2.4, 0.58), ghost, look(3.6, 0.42)], ['person']);
     expect(agreed.map((f) => f.detections.map((d) => d.label))).to.deep.equal([['person'], [], ['person']]);
     expect(agreed[1]!.scores).to.deep.equal({ animal: 0 });
+  });
+  it('looks that see a person at two moments, the best a step short of its threshold, ask for more moments; agreed, seen once, or far short, they do not', () => {
+    // the threshold is 0.55 and a step 0.08: a far walker at a low bitrate scores 0.5 at both moments
+    const short = [look(1.6, 0.5), look(3.8, 0.5)];
+    expect(closerLooksShort(short, manifest)).to.equal(true);
+    expect(closerLooksAgreeOn(short, manifest)).to.deep.equal([]);
+    expect(closerLooksAgreeOn([...short, look(2.7, 0.5), look(2.1, 0.66)], manifest), 'a moment between, sure').to.deep.equal(['person']);
+    expect(closerLooksShort([look(1.6, 0.58), look(3.4, 0.42)], manifest), 'agreed').to.equal(false);
+    expect(closerLooksShort([look(1.6, 0.5), look(3.4, 0)], manifest), 'seen once: split, not short').to.equal(false);
+    expect(closerLooksShort([look(1.6, 0.42), look(3.4, 0.34)], manifest), 'more than a step short').to.equal(false);
   });
   it('looks that agree, or that both see nothing, ask for no third moment', () => {
     expect(closerLooksSplit([look(1.6, 0.84), look(3.4, 0.42)], manifest)).to.equal(false);

@@ -276,9 +276,9 @@ export class ClipClassifier implements Classifier {
    * The detectors on small movers (moversToCheck), closer: the region around each of the first
    * ones' paths, at a fifth and four fifths of its way, and half way too when those two split
    * (closerLooksSplit) or fall a step short of agreeing (closerLooksShort; then at seven and
-   * thirteen twentieths too, while they still fall short); the looks of each mover apart, one mover at a time (the next is looked at
-   * only when asked for). A far walker at night is a few pixels tall, as small as a bird: only
-   * the detector can tell them apart.
+   * thirteen twentieths too, while they still fall short); the looks of each mover apart, one
+   * mover at a time (the next is looked at only when asked for). A far walker at night is a few
+   * pixels tall, as small as a bird: only the detector can tell them apart.
    */
   private *lookAtMovers(movers: MoverTrack[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], rules: CameraRules | undefined, signal: AbortSignal) {
     const last = motion.samples.length - 1;

@@ -299,7 +299,7 @@ export class ClipClassifier implements Classifier {
       };
       const first = [along(0.2), along(0.8)];
       const half = along(0.5);
-      // where the looks fall a step short of agreeing (closerLooksShort), the moments between
+      // where the looks fall a step short of agreeing (closerLooksShort), the moments between them
       const between = [along(0.35), along(0.65)];
       // Drops that all brighten (or all darken) what they cross are taken out over a fifth of a
       // second either side; a walker near enough to be large in view swings his limbs across his
@@ -309,13 +309,14 @@ export class ClipClassifier implements Classifier {
       const light = derain ? motion.smallMovers().derainedAs : undefined;
       const shorter = light === 'brighter' || light === 'darker' ? [...first, half].map((c) => ({ ...c })) : [];
       // the later looks are decoded with the first (the decode passes them anyway), and run only when asked for
-      yield this.decodeLooks([...first, half, ...between, ...shorter], clip, motion, signal, derain, new Set(shorter)).then(async (decoded) => {
+      yield this.decodeLooks([...first, half, ...shorter], clip, motion, signal, derain, new Set(shorter)).then(async (decoded) => {
         const at = (choices: ChosenFrame[]) => this.inferDecoded(decoded.filter((d) => choices.includes(d.choice)), signal);
         const split = (looks: Array<{ findings: FrameFindings }>) => closerLooksSplit(looks.map((l) => l.findings), manifest, rules);
         const short = (looks: Array<{ findings: FrameFindings }>) => closerLooksShort(looks.map((l) => l.findings), manifest, rules);
         let looks = await at(first);
         if (split(looks) || short(looks)) looks = [...looks, ...await at([half])];
-        if (short(looks)) looks = [...looks, ...await at(between)];
+        // seldom needed: decoded only then
+        if (short(looks)) looks = [...looks, ...await this.inferLooks(between, clip, motion, signal, derain)];
         if (shorter.length && split(looks)) looks = [...looks, ...await at(shorter)];
         return looks;
       });

@@ -7,7 +7,7 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** One comparator for every call: a closure made per call is compiled again per call. */
-function ascending(a: number, b: number): number {
+/** Numbers in ascending order, for sort(): one comparator for every call (a closure made per call is compiled again per call). */
+export function ascending(a: number, b: number): number {
   return a - b;
 }

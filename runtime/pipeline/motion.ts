@@ -51,7 +51,8 @@ const FINE_FRAMES = 150;
 /**
  * The finer samples' buffers (the precipitation runs', the small movers'), reused from clip to
  * clip (core/buffer-pool.ts): a short clip's come to a megabyte and a half, and allocated for
- * each clip they made V8 collect its whole heap every few clips. Up to a long clip's small movers' frames.
+ * each clip they made V8 collect its whole heap every few clips. Room for a long clip's small
+ * movers' frames.
  */
 const finerFrames = new BufferPool(4 * 1024 * 1024);
 

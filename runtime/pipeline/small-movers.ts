@@ -8,6 +8,7 @@
 // raindrops never come back. A person or vehicle is what the networks are for:
 // a small mover only says `animal` where they found none (decide.ts).
 import type { Box } from '../core/analysis.js';
+import { ascending } from '../core/median.js';
 import { dropWindow, medianFrame, withoutDrops, type DropLight } from './pixel-median.js';
 
 /** One gray frame of the clip at the fine size, and its time. */
@@ -152,9 +153,6 @@ const FLOW_TRACKS = 3;
  * and a moving camera's leftovers hop.
  */
 const FAINT_MAX_HOPS = 0.25;
-
-/** One comparator for every call (a closure made per call is compiled again per call). */
-const ascending = (a: number, b: number): number => a - b;
 
 function median(values: number[]): number {
   const sorted = [...values].sort(ascending);

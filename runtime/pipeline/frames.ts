@@ -150,11 +150,15 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
   // frame it belongs to (no buffer per read, no copy); whole frames wait in queues.
   const queues: Buffer[][] = outputs.map(() => []);
   let wake: (() => void) | undefined;
+  let handed = false; // a sparse frame went to its onFrame since the last look
   const pipes = outputs.map((output, i) => {
     const frameBytes = output.width * output.height * output.channels;
     const reader = frameReader(frameBytes, (frame) => {
       if (i < dense) queues[i]!.push(frame);
-      else sparse[i - dense]!.onFrame(frame);
+      else {
+        sparse[i - dense]!.onFrame(frame);
+        handed = true;
+      }
       wake?.();
     }, i < dense ? undefined : sparse[i - dense]!.pool);
     return { fd: fds[i]!, reader };
@@ -183,6 +187,12 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
         yield queues.slice(0, dense).map((q) => q.shift()!);
         continue;
       }
+      if (dense === 0 && handed) {
+        // sparse outputs alone: an empty set as their frames are handed over, so the caller can stop the decode
+        handed = false;
+        yield [];
+        continue;
+      }
       if (open === 0) break;
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
@@ -199,6 +209,14 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
     if (child.exitCode === null) child.kill('SIGKILL'); // the caller stopped early (a no-op once it exited)
     if (part && !copied) await fs.promises.rm(part, { force: true });
   }
+}
+
+/**
+ * A decode of sparse grays alone (readFrameSets with no other output): done once each has had its
+ * frames, or stopped as soon as `enough` says so after one was handed over.
+ */
+export async function readSparseGrays(request: Omit<FrameSetRequest, 'sizes' | 'gray' | 'copy'> & { sparseGrays: SparseGray[] }, enough: () => boolean = () => false): Promise<void> {
+  for await (const _handedOver of readFrameSets({ ...request, sizes: [] })) if (enough()) return;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { cellGroups, smallGroups } from './cell-groups.js';
 import { dropWindow, medianFrame, withoutDrops, type DropLight } from './pixel-median.js';
-import { CopyNotWritten, DECODE_THREADS, readFrameSets, scaledSize } from './frames.js';
+import { CopyNotWritten, DECODE_THREADS, readFrameSets, readSparseGrays, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
 import { cellTexture, describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
@@ -342,6 +342,12 @@ export async function analyseMotion(
   const stride = Math.max(1, Math.ceil((clip.duration * SAMPLE_FPS) / KEEP_FRAMES));
   const fineStride = Math.max(Math.round(SAMPLE_FPS / FINE_FPS), Math.ceil((clip.duration * SAMPLE_FPS) / FINE_FRAMES));
   const { keep } = options;
+  // a run's sample as the precipitation tracker takes it: a plain Uint8Array (core/bytes.ts), masked
+  const wetSample = (buffer: Buffer) => {
+    const frame = bytesOf(buffer);
+    if (wetMasked) for (let i = 0; i < frame.length; i++) if (wetMasked[i]) frame[i] = 0;
+    return { data: frame, ...wet };
+  };
   const pass = async (copy: FrameCopy | undefined) => {
     const samples: MotionSample[] = [];
     const kept: Array<{ sample: MotionSample; frame: Uint8Array }> = [];
@@ -351,12 +357,7 @@ export async function analyseMotion(
     let prev: Uint8Array | undefined;
     let index = 0;
     const tracker = new PrecipitationTracker(schedule, (pixels) => finerFrames.give(pixels));
-    // every frame as a plain Uint8Array (core/bytes.ts): the pixel loops run on one kind of array
-    const onFrame = (buffer: Buffer) => {
-      const frame = bytesOf(buffer);
-      if (wetMasked) for (let i = 0; i < frame.length; i++) if (wetMasked[i]) frame[i] = 0;
-      tracker.push({ data: frame, ...wet });
-    };
+    const onFrame = (buffer: Buffer) => tracker.push(wetSample(buffer));
     const onFine = (frame: Buffer) => fineFrames.push({ t: (fineFrames.length * fineStride) / SAMPLE_FPS, gray: bytesOf(frame) });
     for await (const [gray, ...views] of readFrameSets({
       input: clip.path, gray: { width, height }, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
@@ -387,14 +388,31 @@ export async function analyseMotion(
       prev = cur;
       index++;
     }
-    return { samples, kept, frames, fineFrames, precipitation: tracker.evidence() };
+    return { samples, kept, frames, fineFrames, precipitation: tracker.evidence(), repeatingRate: tracker.repeatingRate(SAMPLE_FPS) };
+  };
+  // Rain and snow looked for again at a source's own rate: runs back to back from the start, the
+  // decode stopped once they are taken or the view is found dry (weather is everywhere all the
+  // time, and a re-rated file is often a long one).
+  const precipitationAt = async (sourceFps: number): Promise<PrecipitationEvidence> => {
+    const { length } = precipitationSchedule(Math.ceil(clip.duration * SAMPLE_FPS), SAMPLE_FPS, sourceFps);
+    const tracker = new PrecipitationTracker({ every: length, length }, (pixels) => finerFrames.give(pixels));
+    const onFrame = (buffer: Buffer) => (tracker.seenEnough() ? finerFrames.give(buffer) : tracker.push(wetSample(buffer)));
+    await readSparseGrays({
+      input: clip.path, signal, filters: `fps=${SAMPLE_FPS}`, inputArgs: [...DECODE_THREADS, '-skip_loop_filter', 'all', '-flags2', '+fast'],
+      sparseGrays: [{ ...wet, select: '1', onFrame, pool: finerFrames }],
+    }, () => tracker.seenEnough());
+    return tracker.evidence();
   };
   // the copy only saves the highlight a decode: when it cannot be written, the pass goes on without it
-  const { samples, kept, frames, fineFrames, precipitation } = await pass(options.copy).catch((err: unknown) => {
+  const { samples, kept, frames, fineFrames, repeatingRate, ...first } = await pass(options.copy).catch((err: unknown) => {
     if (err instanceof CopyNotWritten) return pass(undefined);
     throw err;
   });
   if (samples.length === 0) throw new Error('the clip has no frames');
+  // A source that repeats its frames left its runs short of distinct samples: rain and snow are
+  // looked for again in runs long enough for its rate, on a decode of their own (only such a
+  // source pays for it).
+  const precipitation = repeatingRate === undefined ? first.precipitation : await precipitationAt(repeatingRate);
   const falling = precipitationScore(precipitation) > 0; // rain or snow
   // the clip's background: what stays in place outvotes what passes (foreground, foliage's texture)
   const background = kept.length >= 3 ? medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES) : undefined;

@@ -812,6 +812,9 @@ export class PrecipitationTracker {
   private readonly repeats: number[] = [];
   /** runs where too little of the view could hold drops (transientSpread): not analysed */
   private stillRuns = 0;
+  /** samples that repeated the one before, and runs left short of RUN distinct samples by them */
+  private repeated = 0;
+  private shortRuns = 0;
 
   constructor(private readonly schedule: PrecipitationSchedule, private readonly done: (pixels: Uint8Array) => void = () => undefined) {}
 
@@ -821,15 +824,22 @@ export class PrecipitationTracker {
       return;
     }
     const last = this.run[this.run.length - 1];
-    if (this.run.length < RUN && !(last && meanDifference(last.data, frame.data) < DUPLICATE)) this.run.push(frame);
+    const repeat = last !== undefined && this.run.length < RUN && meanDifference(last.data, frame.data) < DUPLICATE;
+    if (repeat) this.repeated++;
+    if (this.run.length < RUN && !repeat) this.run.push(frame);
     else this.done(frame.data);
     if (++this.taken % this.schedule.length !== 0) return;
     if (this.run.length === RUN) {
       if (transientSpread(this.run, PRECIPITATION_SPREAD / 2) >= PRECIPITATION_SPREAD / 2) this.analyse(this.run);
       else this.stillRuns++;
-    }
+    } else if (this.run.length > 1) this.shortRuns++;
     for (const f of this.run) this.done(f.data);
     this.run = [];
+  }
+
+  /** The view found dry, or RUNS runs taken: what the rest of the clip shows would add nothing. */
+  seenEnough(): boolean {
+    return this.dry() || this.taken >= RUNS * this.schedule.length;
   }
 
   /**
@@ -852,6 +862,19 @@ export class PrecipitationTracker {
     const texture = fallingTexture(w[1]!, w[2]!, w[3]!, shifts[2]!, shifts[3]!);
     this.maps.push(mapEvidence(first, w[0]!, w[1]!, shifts[1]!, texture), mapEvidence(second, w[2]!, w[3]!, shifts[3]!, texture));
     this.repeats.push(recurrence(first, second));
+  }
+
+  /**
+   * The source's own frame rate, in samples' terms, when it repeats its frames and no run could
+   * be analysed for it: a camera's 5 frames a second re-rated to 25 by a recorder (each sent
+   * two to five times over) leaves two or three distinct samples in a run of five. The share of
+   * the scheduled samples that repeated the one before says how often a new frame comes:
+   * `samplesPerSecond` x (1 - that share). Undefined when runs were analysed (or found still),
+   * or none came short by repeats.
+   */
+  repeatingRate(samplesPerSecond: number): number | undefined {
+    if (this.maps.length || this.stillRuns || !this.shortRuns) return undefined;
+    return samplesPerSecond * (1 - this.repeated / this.taken);
   }
 
   /**

@@ -172,6 +172,17 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('intrusion');
   });
 
+  // A recorder's file at 25 frames a second of a camera sending 5: each frame five times over, so
+  // the runs of samples rain is looked for in hold two or three distinct ones (precipitation.ts).
+  it('a worker walking in the rain, from a recorder repeating each of the camera\'s 5 frames a second in a 25 fps file: rain, person and intrusion', async () => {
+    const rain = await weatherClip(real('worker_hardhat_walking.mp4'), path.join(dir, 'worker-rain-for-recorder.mp4'), { kind: 'rain', density: 'rain' });
+    const repeated = path.join(dir, 'worker-rain-repeated.mp4');
+    await ffmpeg(['-i', rain, '-vf', 'fps=5,fps=25', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', repeated]);
+    const r = await classify(repeated);
+    expect(r.labels).to.include.members(['person', 'intrusion', 'rain']);
+    expect(r.risk).to.equal('intrusion');
+  });
+
   it('two people walking towards the camera in the rain, seen by a panning camera with a caption: person and intrusion', async () => {
     const r = await classify(await weatherClip(real('corridor_two_walkers.mp4'), path.join(dir, 'corridor-rain.mp4'), { kind: 'rain', density: 'rain' }, { pan: true, caption: true }));
     expect(r.labels).to.include.members(['person', 'intrusion', 'rain']);

@@ -6,7 +6,7 @@ import { PipelineError } from '../../runtime/core/errors.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ffmpegPath } from '../../runtime/core/tools.js';
-import { exactScale, readFrameSets, readSamples } from '../../runtime/pipeline/frames.js';
+import { exactScale, readFrameSets, readSamples, readSparseGrays } from '../../runtime/pipeline/frames.js';
 import { analyseMotion, SAMPLE_FPS } from '../../runtime/pipeline/motion.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { media } from '../support/paths.js';
@@ -138,6 +138,24 @@ describe('frames decoded once at several sizes', () => {
     const reference = await fromStart(clip, indices, size);
     expect(got.map((g) => g.index)).to.deep.equal(indices);
     expect(got.map((g, i) => g.frame.equals(reference[i]!))).to.deep.equal([true, true, true]);
+  });
+
+  it('a decode of sparse grays alone hands over every picked frame, or stops once the caller has enough', async () => {
+    const input = media('real/worker_hardhat_walking.mp4');
+    const clip = await probeClip(input);
+    const picked = Math.ceil(clip.duration * SAMPLE_FPS / 2); // every other sample
+    const decode = async (enough?: (count: number) => boolean) => {
+      const frames: Buffer[] = [];
+      const request = { input, filters: `fps=${SAMPLE_FPS}`, signal: new AbortController().signal, sparseGrays: [{ width: 64, height: 36, select: 'not(mod(n\\,2))', onFrame: (f: Buffer) => frames.push(f) }] };
+      await readSparseGrays(request, enough && (() => enough(frames.length)));
+      return frames;
+    };
+    const all = await decode();
+    expect(all.length).to.be.within(picked - 1, picked);
+    for (const f of all) expect(f.length).to.equal(64 * 36);
+    const some = await decode((count) => count >= 3);
+    expect(some.length).to.be.at.least(3).and.below(all.length / 2);
+    for (const [k, f] of some.entries()) expect(f.equals(all[k]!)).to.equal(true);
   });
 
   it('fails with a decode error naming ffmpeg on a file that is not a video', async () => {

@@ -271,6 +271,47 @@ describe('precipitation analysis', () => {
     expect(dry).to.deep.equal(Array.from({ length: 20 }, (_, k) => k));
   });
 
+  it('a source that repeats its frames leaves its runs short of distinct samples: its rate is told, and runs scheduled for it see the rain', () => {
+    // a recorder's file sending each of the camera's frames twice over the samples: rain in every new frame
+    const rnd = random(19);
+    const rainyFrames = Array.from({ length: 20 }, (_, k) => {
+      const f = frame(view, k, 0);
+      for (let d = 0; d < 150; d++) draw(f, 10 + Math.floor(rnd() * (W - 20)), 10 + Math.floor(rnd() * (H - 30)), 1, 5 + Math.floor(rnd() * 8), 210);
+      return f;
+    });
+    const repeated = (k: number) => ({ ...rainyFrames[k >> 1]!, data: rainyFrames[k >> 1]!.data.slice() });
+    const first = new PrecipitationTracker({ every: 10, length: 5 });
+    for (let k = 0; k < 20; k++) first.push(repeated(k));
+    expect(first.evidence().maps).to.equal(0); // runs of two or three distinct samples
+    const rate = first.repeatingRate(10)!;
+    expect(rate).to.be.within(5, 7); // two in five of the samples taken repeated the one before
+    const slower = precipitationSchedule(40, 10, rate);
+    expect(slower.length).to.equal(10);
+    const again = new PrecipitationTracker(slower);
+    for (let k = 0; k < 40; k++) {
+      expect(again.seenEnough()).to.equal(false); // wet: until its four runs are taken
+      again.push(repeated(k));
+    }
+    expect(again.seenEnough()).to.equal(true);
+    expect(again.evidence().maps).to.equal(8); // four runs of five distinct samples
+    expect(precipitationScore(again.evidence())).to.be.above(0.5);
+    expect(again.repeatingRate(10)).to.equal(undefined);
+    // a source of its own rate, or one that never changes (no run short by repeats: one sample)
+    const own = new PrecipitationTracker({ every: 10, length: 5 });
+    for (let k = 0; k < 20; k++) own.push(rainyFrames[k]!);
+    expect(own.repeatingRate(10)).to.equal(undefined);
+    const frozen = new PrecipitationTracker({ every: 10, length: 5 });
+    for (let k = 0; k < 20; k++) frozen.push(frame(view, 0, 0));
+    expect(frozen.repeatingRate(10)).to.equal(undefined);
+    // a dry view has been seen enough after its first two runs
+    const dry = new PrecipitationTracker({ every: 5, length: 5 });
+    for (let k = 0; k < 10; k++) {
+      expect(dry.seenEnough()).to.equal(false);
+      dry.push(frame(view, k, 0));
+    }
+    expect(dry.seenEnough()).to.equal(true);
+  });
+
   it('a run is analysed only where a sixth of the view could show drops: a change that stays is no transient, nor are a few specks', () => {
     const rnd = random(5);
     const run = (change: (f: GrayFrame, k: number) => GrayFrame) => Array.from({ length: 5 }, (_, k) => change(frame(view, 0, 0), k));

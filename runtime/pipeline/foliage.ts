@@ -439,8 +439,9 @@ const SMOOTH_IN_RAIN = Math.cos((2 * Math.PI * 2) / 10);
  * at 96 px blurs away only what is finer. Rings that drops spread on a puddle, what drops leave
  * of themselves, light rippling on a flat floor are patterns that come and go where the
  * background is plain: it keeps under half of their texture (made drop rings: 0.1 to 0.5 of
- * it; made trees and sunflowers swaying, dry, in rain and snow, three times as far, grainy or
- * at 240 px with a low bitrate: 0.55 to 1, most above 0.8).
+ * it; a downpour's, dense enough to leave their own texture in the median, up to 0.9 in a few
+ * cells, and those still pass; made trees and sunflowers swaying, dry, in rain and snow, three
+ * times as far, grainy or at 240 px with a low bitrate: 0.55 to 1, most above 0.8).
  */
 const LASTING = 0.5;
 

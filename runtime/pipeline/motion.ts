@@ -255,7 +255,10 @@ function addForeground(kept: Array<{ sample: MotionSample; frame: Uint8Array }>,
     const before = kept[k - 1]?.sample.cells ?? none;
     const after = kept[k + 1]?.sample.cells ?? none;
     for (let c = 0; c < union.length; c++) union[c] = (wet ? cells[c]! & (before[c]! | after[c]!) : cells[c]!) | foreground[c]!;
-    const largest = cellGroups(union, MOTION_GRID).sort((a, b) => b.length - a.length)[0];
+    const groups = cellGroups(union, MOTION_GRID).sort((a, b) => b.length - a.length);
+    // in rain or snow, dense drops keep cells changing sample after sample anywhere: the group
+    // where something stands out of the background is the object, larger or not
+    const largest = (wet && groups.find((g) => g.some((c) => foreground[c]))) || groups[0];
     if (largest) sample.region = groupBox(largest);
     else if (wet) sample.region = undefined;
   }

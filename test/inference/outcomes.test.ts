@@ -189,6 +189,14 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('intrusion');
   });
 
+  // The snow keeps every sample of the short clip changing, after the people have walked out of
+  // the view too: its one look is where they stand out of the background (frame-choice.ts).
+  it('people walking out at the edge of a fisheye view in light snow: person and intrusion', async () => {
+    const r = await classify(await weatherClip(real('fisheye_people_edge.mp4'), path.join(dir, 'fisheye-light-snow.mp4'), { kind: 'snow', density: 'light' }));
+    expect(r.labels).to.include.members(['person', 'intrusion']);
+    expect(r.risk).to.equal('intrusion');
+  });
+
   it('two people walking in heavy snow: person and intrusion', async () => {
     const r = await classify(await weatherClip(real('corridor_two_walkers.mp4'), path.join(dir, 'corridor-snow.mp4'), { kind: 'snow', density: 'heavy' }));
     expect(r.labels).to.include.members(['person', 'intrusion']);

@@ -83,6 +83,16 @@ describe('frame choice', () => {
     expect(chosen[0]!.index).to.equal(5); // moving samples 2..7: the middle one
   });
 
+  it('a lone frame stands for where something stands out of the background, when some samples show it: not for the drops after the walker left', () => {
+    // moving from 0.1 s to the end (rain keeps every sample changing); the walker stands out of the background from 0.1 to 0.6 s
+    const samples = clip(2, 0.1, 2);
+    for (const s of samples.slice(1, 7)) s.foreground[0] = 1;
+    const [lone] = chooseFrames(samples, 1, HD, 300);
+    expect(lone!.index).to.equal(4); // foreground samples 1..6: the middle one (the moving stretch's is 10)
+    for (const s of samples) s.foreground[0] = 0;
+    expect(chooseFrames(samples, 1, HD, 300)[0]!.index).to.equal(10);
+  });
+
   it('another moment than a lone look: the liveliest of the other moving samples, framed as the frames of a longer clip are; none when nothing else moved', () => {
     const samples = clip(2, 0.2, 1.4, (i) => (i === 2 ? 0.4 : i === 3 ? 0.3 : 0.05));
     const [lone] = chooseFrames(samples, 1, HD, 300);

@@ -53,15 +53,19 @@ export function chooseFrames(samples: MotionSample[], max: number, frame: FrameS
   if (moving.length === 0 || max < 1) return [];
   const parts = Math.min(framesFor(moving.length / SAMPLE_FPS, max, samples.length / SAMPLE_FPS), moving.length);
   const chosen: Array<{ sample: MotionSample; index: number }> = [];
-  // A lone frame stands for the whole moving stretch: its middle, or the middle of the samples
-  // where something stands out of the background, when some do (an object there, not only a
-  // change: rain or snow keep every sample of a clip changing, after the walker has left too).
-  const standing = moving.filter((s) => s.sample.foreground.includes(1));
-  if (parts === 1) chosen.push((standing.length ? standing : moving)[(standing.length || moving.length) >> 1]!);
-  // With several parts, each part's liveliest sample, where what moves is most in view.
-  for (let p = 0; parts > 1 && p < parts; p++) {
-    const part = moving.slice(Math.floor((p * moving.length) / parts), Math.floor(((p + 1) * moving.length) / parts));
-    chosen.push(part.reduce((best, s) => (s.sample.energy > best.sample.energy ? s : best)));
+  if (parts === 1) {
+    // A lone frame stands for the whole moving stretch: its middle, or the middle of the samples
+    // where something stands out of the background, when some do (an object there, not only a
+    // change: rain or snow keep every sample of a clip changing, after the walker has left too).
+    const standing = moving.filter((s) => s.sample.foreground.includes(1));
+    const stretch = standing.length ? standing : moving;
+    chosen.push(stretch[stretch.length >> 1]!);
+  } else {
+    // With several parts, each part's liveliest sample, where what moves is most in view.
+    for (let p = 0; p < parts; p++) {
+      const part = moving.slice(Math.floor((p * moving.length) / parts), Math.floor(((p + 1) * moving.length) / parts));
+      chosen.push(part.reduce((best, s) => (s.sample.energy > best.sample.energy ? s : best)));
+    }
   }
   // A lone look decides the clip alone, and what it sees once must clear its threshold by a step
   // of the detector's scores (decide.ts, doubts): a small mover is where the detector is least

@@ -866,8 +866,8 @@ export class PrecipitationTracker {
 
   /**
    * The source's own frame rate, in samples' terms, when it repeats its frames and no run could
-   * be analysed for it: a camera's 5 frames a second re-rated to 25 by a recorder (each sent
-   * two to five times over) leaves two or three distinct samples in a run of five. The share of
+   * be analysed for it: a camera's 5 frames a second re-rated to 25 by a recorder (each frame
+   * in two samples in a row) leaves two or three distinct samples in a run of five. The share of
    * the scheduled samples that repeated the one before says how often a new frame comes:
    * `samplesPerSecond` x (1 - that share). Undefined when runs were analysed (or found still),
    * or none came short by repeats.

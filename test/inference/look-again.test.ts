@@ -67,10 +67,14 @@ describe('looking again (default pack, real models)', function () {
     expect(Math.min(a!.score, b!.score), 'one of them within a step of 0.55').to.be.below(0.63);
   });
 
-  it('a lone look that finds nothing looks at another moment: the fisheye clip from a camera of twice its resolution, whose one frame shows the woman half out of view, comes out person and intrusion', async () => {
-    const sharper = path.join(dir, 'fisheye-x2.mp4');
-    await ffmpeg(['-i', media('real/fisheye_people_edge.mp4'), '-vf', 'scale=960:540', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', sharper]);
-    const r = await vigilClassify(sharper);
+  // 1.2 s of the room as the woman walks away from the camera: a clip that affords one look, and
+  // the detector sees no one in it. The fisheye clip at twice its resolution was such a clip until
+  // its lone look came to be in the middle of the samples where she stands out of the background
+  // (frame-choice.ts), where the detector finds her.
+  it('a lone look that finds nothing looks at another moment: 1.2 s of a woman walking away in a room comes out person and intrusion', async () => {
+    const short = path.join(dir, 'room-walking-away.mp4');
+    await ffmpeg(['-ss', '8.4', '-t', '1.2', '-i', media('real/indoor_one_by_one.mp4'), '-an', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', short]);
+    const r = await vigilClassify(short);
     expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion']);
     expect(r.stats.inferences?.detector, 'the first look and the other moment').to.equal(2);
     const moments = new Set(r.keyframes.map((k) => k.t));

@@ -55,6 +55,8 @@ const FINE_FRAMES = 150;
  * movers' frames.
  */
 const finerFrames = new BufferPool(4 * 1024 * 1024);
+/** Motion needs no exact picture: skipping the deblocking filter decodes faster (one decoding thread too: DECODE_THREADS). */
+const ROUGH_DECODE = ['-skip_loop_filter', 'all', '-flags2', '+fast'];
 
 export interface MotionSample {
   /** seconds from the start */
@@ -368,9 +370,8 @@ export async function analyseMotion(
         { ...wet, select: scheduleSelect(schedule), onFrame, pool: finerFrames },
         { ...fine, select: `not(mod(n\\,${fineStride}))`, onFrame: onFine, pool: finerFrames },
       ],
-      // Motion needs no exact picture: skipping the deblocking filter decodes faster (not for
-      // frames the networks see, kept for a small clip). One decoding thread (DECODE_THREADS).
-      inputArgs: [...DECODE_THREADS, ...(keep ? [] : ['-skip_loop_filter', 'all', '-flags2', '+fast'])],
+      // not for frames the networks see, kept for a small clip
+      inputArgs: [...DECODE_THREADS, ...(keep ? [] : ROUGH_DECODE)],
       filters: `fps=${SAMPLE_FPS}`,
     })) {
       const cur = bytesOf(gray!); // its own buffer (frames.ts): masked pixels are zeroed in place
@@ -401,7 +402,7 @@ export async function analyseMotion(
     const tracker = new PrecipitationTracker({ every: length, length }, (pixels) => finerFrames.give(pixels));
     const onFrame = (buffer: Buffer) => (tracker.seenEnough() ? finerFrames.give(buffer) : tracker.push(wetSample(buffer)));
     await readSparseGrays({
-      input: clip.path, signal, filters: `fps=${SAMPLE_FPS}`, inputArgs: [...DECODE_THREADS, '-skip_loop_filter', 'all', '-flags2', '+fast'],
+      input: clip.path, signal, filters: `fps=${SAMPLE_FPS}`, inputArgs: [...DECODE_THREADS, ...ROUGH_DECODE],
       sparseGrays: [{ ...wet, select: '1', onFrame, pool: finerFrames }],
     }, () => tracker.seenEnough());
     return tracker.evidence();

@@ -48,17 +48,26 @@ export const medianOf = (timings: ClipTiming[], figure: (t: ClipTiming) => numbe
  * current, ...), after one clip each to warm them up: the same machine moment for both.
  */
 export async function compareWithBefore(root: string, clip: string, runs = 5): Promise<BeforeComparison> {
+  return (await compareClipsWithBefore(root, [clip], runs))[0]!;
+}
+
+/** compareWithBefore for each of `clips`, the two daemons started once for all of them. */
+export async function compareClipsWithBefore(root: string, clips: string[], runs = 5): Promise<BeforeComparison[]> {
   const current = await new TestDaemon({ config: {} }).start();
   const before = await new TestDaemon({ config: {}, runtime: { node: process.execPath, root } }).start();
   try {
-    await syncClassify(current, clip);
-    await syncClassify(before, clip);
-    const result: BeforeComparison = { runs, current: [], before: [] };
-    for (let i = 0; i < runs; i++) {
-      result.current.push(await syncClassify(current, clip));
-      result.before.push(await syncClassify(before, clip));
+    const comparisons: BeforeComparison[] = [];
+    for (const clip of clips) {
+      await syncClassify(current, clip);
+      await syncClassify(before, clip);
+      const result: BeforeComparison = { runs, current: [], before: [] };
+      for (let i = 0; i < runs; i++) {
+        result.current.push(await syncClassify(current, clip));
+        result.before.push(await syncClassify(before, clip));
+      }
+      comparisons.push(result);
     }
-    return result;
+    return comparisons;
   } finally {
     await current.cleanup();
     await before.cleanup();

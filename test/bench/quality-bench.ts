@@ -17,6 +17,7 @@ import { media, SHARED_MODELS } from '../support/paths.js';
 import { farNightWalkerClip, mothAtLensClip, nightViewClip } from '../support/night.js';
 import { flockClip } from '../support/sky.js';
 import { weatherClip } from '../support/weather.js';
+import { compareClipsWithBefore } from './before-bench.js';
 
 export interface Expectation {
   name: string;
@@ -297,4 +298,25 @@ export async function benchAgainst(root: string, clips: Expectation[]): Promise<
     await before.stop();
   }
   return rows;
+}
+
+/** Turns per clip of the whole-job comparison: a job costs 250 ms of CPU or more (the highlight's encoding), ten times the shortest classification. */
+const JOB_RUNS = 12;
+
+/**
+ * The same real clips as whole jobs through both daemons (the answer to POST ?sync=true: the
+ * classification, its highlight encoded, the result stored), JOB_RUNS turns each after a
+ * warm-up, alternating, means: what the rules added cost a gateway per clip, where the
+ * classification alone (benchAgainst) is a part of it.
+ */
+export async function benchJobsAgainst(root: string, clips: Expectation[]): Promise<Array<Record<string, string | number>>> {
+  const comparisons = await compareClipsWithBefore(root, clips.map((e) => e.file), JOB_RUNS);
+  return comparisons.map((c, i) => {
+    const now = mean(c.current.map((t) => t.cpuSeconds * 1000));
+    const then = mean(c.before.map((t) => t.cpuSeconds * 1000));
+    return {
+      clip: clips[i]!.name, turns: c.runs, before_job_cpu_ms: Math.round(then), job_cpu_ms: Math.round(now),
+      'job CPU vs before': Math.round((now / then) * 100) / 100,
+    };
+  });
 }

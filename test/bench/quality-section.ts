@@ -3,7 +3,7 @@
 // against the runtime before the nuisance rules. With `--against`, that last table only.
 import { buildBefore } from './before-bench.js';
 import { NaivePipeline } from './naive-bench.js';
-import { BEFORE_NUISANCE_COMMIT, benchAgainst, benchQuality, madeClips, realClips } from './quality-bench.js';
+import { BEFORE_NUISANCE_COMMIT, benchAgainst, benchJobsAgainst, benchQuality, madeClips, realClips } from './quality-bench.js';
 import { scratchTmp } from './scratch.js';
 import { formatTable } from './table.js';
 
@@ -18,7 +18,8 @@ try {
   }
   const before = buildBefore(BEFORE_NUISANCE_COMMIT);
   process.stdout.write(('root' in before
-    ? formatTable(`Real clips against the runtime before the nuisance rules (${BEFORE_NUISANCE_COMMIT}), default pack (target: CPU vs before <= 1.1)`, await benchAgainst(before.root, realClips()))
+    ? formatTable(`Real clips against the runtime before the nuisance rules (${BEFORE_NUISANCE_COMMIT}), default pack (target: CPU vs before <= 1.1)`, await benchAgainst(before.root, realClips())) + '\n' +
+      formatTable('The same clips as whole jobs through the daemon, the answer with its highlight, against the same runtime before (what a gateway pays per clip; the target is the classification\'s, above)', await benchJobsAgainst(before.root, realClips()))
     : `Real clips against the runtime before the nuisance rules: not measured: ${before.why}`) + '\n');
 } finally {
   removeScratch();

@@ -446,7 +446,8 @@ export function foundRule(frames: FrameFindings[], judge: Judge): (label: Servic
 /**
  * Step 4, small creatures, where the networks found no person or vehicle: a small thing that
  * moved as creatures do, or that crossed the view flying, is an animal. Small movers are
- * followed only then. Not inside the place of a flag found fluttering (`flagPlace`): its
+ * followed only then, and only on a camera held still (decide hands them over where
+ * stillBackground holds). Not inside the place of a flag found fluttering (`flagPlace`): its
  * folds, and flakes crossing them, are followed there as small things that turn and stop.
  */
 export function creaturesWhereNoOne(scores: Scores, frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, judge: Judge, movers?: () => SmallMovers, flagPlace?: Box): Detection[] {
@@ -479,14 +480,24 @@ export function someoneUnsure(found: FrameFindings[], pattern: MotionPattern, ma
 }
 
 /**
+ * Small movers are followed against the clip's background, each pixel's median over its
+ * samples. A camera that moved as a whole (panned, tilted, shaken: the sway's cameraStill) has
+ * none: what they follow there are the scene's own edges sliding by (a panned empty room gave
+ * two creatures). The networks still see animals, people and vehicles in such a view.
+ */
+function stillBackground(pattern: MotionPattern): boolean {
+  return pattern.sway?.cameraStill !== false;
+}
+
+/**
  * Small movers the detectors look at closer (clip-classifier), creatures before they count as
  * animals, travellers on a steady course and faint movers: at night a far walker is a small
  * mover too, and often a faint one. The longest followed first, the faint ones last. None
- * where a person or vehicle was found (they are not followed then), and none outside the
- * camera's zones.
+ * where a person or vehicle was found (they are not followed then) or the camera moved
+ * (stillBackground), and none outside the camera's zones.
  */
 export function moversToCheck(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules: CameraRules | undefined, movers: () => SmallMovers): MoverTrack[] {
-  if (someoneFound(found, pattern, manifest, rules)) return [];
+  if (!stillBackground(pattern) || someoneFound(found, pattern, manifest, rules)) return [];
   const { creatures, travellers, faint } = movers();
   // the longest followed first; the faint ones after all the others
   const longest = (tracks: MoverTrack[]) => [...tracks].sort((a, b) => b.sightings - a.sightings);
@@ -642,7 +653,7 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   for (const frame of frames) for (const [label, score] of Object.entries(frame.scores)) raise(scores, label as ServiceLabel, score);
   const { flagPlace } = weather(scores, frames, pattern, judge);
   const isFound = foundRule(frames, judge);
-  const creatures = creaturesWhereNoOne(scores, frames, isFound, judge, movers, flagPlace);
+  const creatures = creaturesWhereNoOne(scores, frames, isFound, judge, stillBackground(pattern) ? movers : undefined, flagPlace);
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => isFound(l, scores[l]!));
   const rainy = labels.includes('rain');
   const followed = rainy && movers ? movers().moved ?? [] : [];

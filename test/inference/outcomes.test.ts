@@ -245,6 +245,20 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('danger');
   });
 
+  // Small movers are followed against a background that stands still; a camera that moves has none.
+  it('an empty room seen by a panning or shaking camera: no animal in its edges sliding by, safe', async () => {
+    const room = real('indoor_empty_room.mp4');
+    for (const [name, clip] of [
+      ['panned', await pannedClip(room, path.join(dir, 'pan-room.mp4'))],
+      ['panning slowly', await weatherClip(room, path.join(dir, 'pan-room-slow.mp4'), { kind: 'dry' }, { pan: true })],
+      ['shaken', await weatherClip(room, path.join(dir, 'shaken-room.mp4'), { kind: 'dry' }, { shake: true })],
+    ] as const) {
+      const r = await classify(clip);
+      for (const label of ['animal', 'person', 'vehicule', 'intrusion']) expect(r.labels, name).to.not.include(label);
+      expect(r.risk, name).to.equal('safe');
+    }
+  });
+
   it('a worker walking, seen by a panning camera: person and intrusion', async () => {
     const r = await classify(await pannedClip(real('worker_hardhat_walking.mp4'), path.join(dir, 'pan-worker.mp4')));
     expect(r.labels).to.include.members(['person', 'intrusion']);

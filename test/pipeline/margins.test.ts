@@ -142,6 +142,18 @@ describe('closer looks at small movers: a far walker at night is small too', () 
     expect(decide([], pattern, manifest, undefined, travelling).labels).to.not.include('animal');
   });
 
+  it('on a camera that moved as a whole, small movers are neither looked at nor made animals: no background stands still', () => {
+    const cells = MOTION_GRID.x * MOTION_GRID.y;
+    const still = { duty: new Float32Array(cells), straightness: new Float32Array(cells), speed: new Float32Array(cells), smoothness: new Float32Array(cells) };
+    const panned: MotionPattern = { ...pattern, pan: 3, sway: { ...still, cameraStill: false } };
+    expect(moversToCheck([], panned, manifest, undefined, movers(far))).to.deep.equal([]);
+    expect(decide([], panned, manifest, undefined, movers(far)).labels).to.not.include('animal');
+    // the same movers on a camera held still: looked at, and an animal
+    const held: MotionPattern = { ...pattern, sway: { ...still, cameraStill: true } };
+    expect(moversToCheck([], held, manifest, undefined, movers(far)).map((c) => c.box)).to.deep.equal([far]);
+    expect(decide([], held, manifest, undefined, movers(far)).labels).to.include('animal');
+  });
+
   it('a small mover outside the camera\'s zones is not looked at', () => {
     const rules: CameraRules = { masks: [], zones: [{ name: 'gate', points: [[0.7, 0], [1, 0], [1, 1], [0.7, 1]] }], labels: {} };
     expect(moversToCheck([], pattern, manifest, rules, movers(far))).to.deep.equal([]);

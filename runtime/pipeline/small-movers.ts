@@ -90,6 +90,20 @@ const NOISE_FACTOR = 4;
  * small can be followed there.
  */
 const BUSY_FRAME = 40;
+/** A gray level step between neighbouring pixels of the background this large is an edge of the view (at 192 px). */
+const VIEW_EDGE = 24;
+/** The parts of the view whose edges are counted apart: a grid of VIEW_GRID_X x VIEW_GRID_Y cells. */
+const VIEW_GRID_X = 6;
+const VIEW_GRID_Y = 4;
+/**
+ * A cell holds edges when it has this many; a view with fewer than MIN_HELD_CELLS such cells (a
+ * third of the grid: a plain wall, fog, an overhead lot whose only edges are its cars) says
+ * nothing of where it is.
+ */
+const MIN_CELL_EDGES = 6;
+const MIN_HELD_CELLS = 8;
+/** A frame is a view that moved where most edges stand out in at least this share of the cells holding edges. */
+const VIEW_LEFT = 0.75;
 /** Small: the blob's longer side is at most this share of the frame's shorter side (anything larger the networks see well enough). */
 const SMALL_SIDE = 1 / 4;
 /**
@@ -262,6 +276,56 @@ function markForeground(fg: Foreground, gray: Uint8Array, bg: Uint8Array, gained
     }
   }
   fg.count = count;
+}
+
+/** The background's edges, by the cell of a VIEW_GRID_X x VIEW_GRID_Y grid each lies in. */
+interface ViewEdges {
+  pixels: Int32Array;
+  cells: Uint8Array;
+}
+
+/**
+ * The background's edges: pixels whose gray level differs by VIEW_EDGE or more from the next one
+ * to the right or below (masked pixels, whose threshold is 255, left out).
+ */
+function viewEdges(bg: Uint8Array, width: number, height: number, threshold: Uint8Array): ViewEdges {
+  const pixels: number[] = [];
+  const cells: number[] = [];
+  for (let y = 0; y + 1 < height; y++) {
+    for (let x = 0; x + 1 < width; x++) {
+      const p = y * width + x;
+      if (threshold[p] === 255) continue;
+      if (Math.abs(bg[p]! - bg[p + 1]!) < VIEW_EDGE && Math.abs(bg[p]! - bg[p + width]!) < VIEW_EDGE) continue;
+      pixels.push(p);
+      cells.push(Math.floor((y * VIEW_GRID_Y) / height) * VIEW_GRID_X + Math.floor((x * VIEW_GRID_X) / width));
+    }
+  }
+  return { pixels: Int32Array.from(pixels), cells: Uint8Array.from(cells) };
+}
+
+/**
+ * A frame whose view left the background's: in nearly every part of the view that holds edges,
+ * most of them stand out. A small thing covers a few; a car driving over a plain lot covers the
+ * edges of its own part of the view (on an overhead lot, most of those in view); a camera that
+ * moved (a pan starting late in a long clip) displaces them everywhere at once, and what stands
+ * out then is the scene's own edges.
+ */
+function leftTheView(mask: Int8Array, edges: ViewEdges): boolean {
+  const total = new Uint16Array(VIEW_GRID_X * VIEW_GRID_Y);
+  const off = new Uint16Array(total.length);
+  for (let k = 0; k < edges.pixels.length; k++) {
+    const c = edges.cells[k]!;
+    total[c]++;
+    if (mask[edges.pixels[k]!] !== 0) off[c]++;
+  }
+  let held = 0;
+  let displaced = 0;
+  for (let c = 0; c < total.length; c++) {
+    if (total[c]! < MIN_CELL_EDGES) continue;
+    held++;
+    if (off[c]! * 2 > total[c]!) displaced++;
+  }
+  return held >= MIN_HELD_CELLS && displaced >= VIEW_LEFT * held;
 }
 
 /** The small 8-connected blobs of one sign in a frame's foreground. `seen` is all zero on entry and left so. */
@@ -504,7 +568,10 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   const seen = new Uint8Array(pixels);
   const gained = new Float64Array(256);
   const sightings: Blob[][] = [];
+  const edges = viewEdges(bg, width, height, threshold);
+  const viewLeft: boolean[] = [];
   const judge = (k: number): Blob[] => {
+    if (viewLeft[k]) return [];
     const blobs = smallBlobs(window[k % 3]!, seen, width, height, frames[k]!.t, maxSide);
     const unbusy = (some: Blob[]) => {
       if (some.length <= BUSY_FRAME) return some;
@@ -524,6 +591,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     // gain x each gray level, looked up: the loop runs over every pixel of every frame
     for (let v = 0; v < 256; v++) gained[v] = gain * v;
     markForeground(window[k % 3]!, frames[k]!.gray, bg, gained, offset, threshold);
+    viewLeft[k] = leftTheView(window[k % 3]!.mask, edges);
     if (k > 0) sightings.push(judge(k - 1));
   }
   sightings.push(judge(frames.length - 1));

@@ -259,6 +259,20 @@ describe('classification outcomes (default pack, real models)', function () {
     }
   });
 
+  it('an empty room whose camera starts panning after 13 s (past where the sway tells a camera moving): no animal, safe', async () => {
+    const frame = path.join(dir, 'room-frame.png');
+    await ffmpeg(['-ss', '1', '-i', real('indoor_empty_room.mp4'), '-frames:v', '1', frame]);
+    const clip = path.join(dir, 'room-late-pan.mp4');
+    await ffmpeg([
+      '-loop', '1', '-framerate', '10', '-i', frame, '-t', '20',
+      '-vf', "scale=960:-2,crop=768:432:'if(lt(t,13),0,(iw-ow)*(t-13)/7)':'(ih-oh)/2',noise=alls=3:allf=t,format=yuv420p",
+      '-an', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', clip,
+    ]);
+    const r = await classify(clip);
+    for (const label of ['animal', 'person', 'vehicule', 'intrusion']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
+  });
+
   it('a worker walking, seen by a panning camera: person and intrusion', async () => {
     const r = await classify(await pannedClip(real('worker_hardhat_walking.mp4'), path.join(dir, 'pan-worker.mp4')));
     expect(r.labels).to.include.members(['person', 'intrusion']);

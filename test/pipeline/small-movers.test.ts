@@ -23,10 +23,19 @@ interface Drawn {
 }
 
 /** A textured still scene with sensor noise, the things drawn on it, and per-frame exposure. */
-function frames(things: Drawn[], options: { seconds?: number; noise?: number; exposure?: (t: number) => number; flicker?: { x: number; y: number; half: number }; drops?: number } = {}): FineFrame[] {
+function frames(things: Drawn[], options: { seconds?: number; noise?: number; exposure?: (t: number) => number; flicker?: { x: number; y: number; half: number }; drops?: number; furniture?: boolean; pan?: (t: number) => number } = {}): FineFrame[] {
   const random = seeded(5);
-  const scene = new Float32Array(W * H);
-  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) scene[y * W + x] = 120 + 40 * Math.sin(x / 17) * Math.cos(y / 11) + 10 * random();
+  // the scene is drawn wider than the view, so that a camera panning (`pan`: px the view has moved right by t) has it in view
+  const SW = options.pan ? W + 100 : W;
+  const scene = new Float32Array(SW * H);
+  for (let y = 0; y < H; y++) for (let x = 0; x < SW; x++) scene[y * SW + x] = 120 + 40 * Math.sin(x / 17) * Math.cos(y / 11) + 10 * random();
+  // `furniture`: dark and pale blocks with sharp edges all over the view, as in a room
+  if (options.furniture) {
+    for (let i = 0; i * 21 + 8 < SW; i++) {
+      const x0 = i * 21 + 8, y0 = i % 2 ? 12 : 58;
+      for (let y = y0; y < y0 + 36; y++) for (let x = x0; x < Math.min(SW, x0 + 12); x++) scene[y * SW + x] = i % 2 ? 200 : 50;
+    }
+  }
   const gauss = () => Math.sqrt(-2 * Math.log(random() + 1e-9)) * Math.cos(2 * Math.PI * random());
   const out: FineFrame[] = [];
   const n = Math.round((options.seconds ?? 10) * FPS);
@@ -34,7 +43,10 @@ function frames(things: Drawn[], options: { seconds?: number; noise?: number; ex
     const t = i / FPS;
     const gain = options.exposure?.(t) ?? 1;
     const gray = new Uint8Array(W * H);
-    for (let p = 0; p < gray.length; p++) gray[p] = Math.max(0, Math.min(255, Math.round(scene[p]! * gain + (options.noise ?? 2) * gauss())));
+    const shift = Math.round(options.pan?.(t) ?? 0);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) gray[y * W + x] = Math.max(0, Math.min(255, Math.round(scene[y * SW + x + shift]! * gain + (options.noise ?? 2) * gauss())));
+    }
     for (const thing of things) {
       const c = thing.at(t);
       if (!c) continue;
@@ -100,6 +112,15 @@ describe('small movers (pure)', () => {
 
   it('nothing but sensor noise: no creature', () => {
     expect(findSmallMovers(frames([], { noise: 4 }), W, H).score).to.equal(0);
+  });
+
+  it('a camera that starts a tour half way through the clip: the edges of its view sliding by are not followed; a creature in its still view is', () => {
+    // held still for 6 s, then 10 px a second for 1.5 s, a stop of 1 s, and on again (a PTZ tour)
+    const tour = (t: number) => 10 * (Math.min(Math.max(0, t - 6), 1.5) + Math.max(0, t - 8.5));
+    expect(findSmallMovers(frames([], { furniture: true, pan: tour, noise: 5 }), W, H).creatures).to.deep.equal([]);
+    // the same room held still, a spider crawling in it: a creature
+    const spider = findSmallMovers(frames([{ at: crawler, half: 1, shade: -60 }], { furniture: true }), W, H);
+    expect(spider.creatures).to.have.length(1);
   });
 
   it('a patch blinking in place (a leaf in the sun, a lamp): no creature', () => {

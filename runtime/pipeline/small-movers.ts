@@ -278,54 +278,80 @@ function markForeground(fg: Foreground, gray: Uint8Array, bg: Uint8Array, gained
   fg.count = count;
 }
 
-/** The background's edges, by the cell of a VIEW_GRID_X x VIEW_GRID_Y grid each lies in. */
-interface ViewEdges {
-  pixels: Int32Array;
+/**
+ * The background's edges, as pairs of neighbouring pixels, by the way they step: across x (a
+ * pixel and the one to its right, `step` 1) or across y (and the one below, `step` the width).
+ */
+interface EdgePairs {
+  step: number;
+  /** per pixel, the pair it starts (an index into `cells`), or -1 */
+  pairAt: Int32Array;
+  /** the cell of a VIEW_GRID_X x VIEW_GRID_Y grid each pair lies in */
   cells: Uint8Array;
+  /** pairs per cell, and the cells holding MIN_CELL_EDGES or more of them */
+  totals: Uint16Array;
+  held: number;
+  /** the frame that last counted each pair (a stamp: counted once a frame) */
+  counted: Uint32Array;
 }
 
 /**
- * The background's edges: pixels whose gray level differs by VIEW_EDGE or more from the next one
- * to the right or below (masked pixels, whose threshold is 255, left out).
+ * The background's edges: neighbouring pixels whose gray levels differ by VIEW_EDGE or more, to
+ * the right or below (masked pixels, whose threshold is 255, left out).
  */
-function viewEdges(bg: Uint8Array, width: number, height: number, threshold: Uint8Array): ViewEdges {
-  const pixels: number[] = [];
-  const cells: number[] = [];
-  for (let y = 0; y + 1 < height; y++) {
-    for (let x = 0; x + 1 < width; x++) {
-      const p = y * width + x;
-      if (threshold[p] === 255) continue;
-      if (Math.abs(bg[p]! - bg[p + 1]!) < VIEW_EDGE && Math.abs(bg[p]! - bg[p + width]!) < VIEW_EDGE) continue;
-      pixels.push(p);
-      cells.push(Math.floor((y * VIEW_GRID_Y) / height) * VIEW_GRID_X + Math.floor((x * VIEW_GRID_X) / width));
+function viewEdges(bg: Uint8Array, width: number, height: number, threshold: Uint8Array): EdgePairs[] {
+  return [1, width].map((step) => {
+    const pairAt = new Int32Array(width * height).fill(-1);
+    const cells: number[] = [];
+    for (let y = 0; y + 1 < height; y++) {
+      for (let x = 0; x + 1 < width; x++) {
+        const p = y * width + x;
+        if (threshold[p] === 255 || threshold[p + step] === 255 || Math.abs(bg[p]! - bg[p + step]!) < VIEW_EDGE) continue;
+        pairAt[p] = cells.length;
+        cells.push(Math.floor((y * VIEW_GRID_Y) / height) * VIEW_GRID_X + Math.floor((x * VIEW_GRID_X) / width));
+      }
+    }
+    const totals = new Uint16Array(VIEW_GRID_X * VIEW_GRID_Y);
+    for (const c of cells) totals[c]++;
+    const held = totals.filter((n) => n >= MIN_CELL_EDGES).length;
+    return { step, pairAt, cells: Uint8Array.from(cells), totals, held, counted: new Uint32Array(cells.length) };
+  });
+}
+
+/**
+ * A frame whose view left the background's: in nearly every part of the view that holds edges
+ * stepping one way (across x, or across y), most of them stand out. A small thing covers a few; a
+ * car driving over a plain lot covers the edges of its own part of the view (on an overhead lot,
+ * most of those in view); a camera that moved (a pan starting late in a long clip) displaces
+ * everywhere the edges its motion crosses, whichever way it goes (one pixel of each pair then
+ * shows the other side), and what stands out then is the scene's own edges. Edges along its
+ * motion (a horizon in a pan) stay where they were, so each way is counted apart. The pairs are
+ * reached from the frame's foreground, usually a few pixels (`frame`: its number, from 1).
+ */
+function leftTheView(fg: Foreground, edges: EdgePairs[], frame: number): boolean {
+  return edges.some((pairs) => pairs.held >= MIN_HELD_CELLS && displacedEverywhere(fg, pairs, frame));
+}
+
+/** Whether most pairs stand out in VIEW_LEFT of the cells holding them (top-level, over typed arrays: V8 compiles its loop once). */
+function displacedEverywhere(fg: Foreground, { step, pairAt, cells, totals, held, counted }: EdgePairs, frame: number): boolean {
+  const off = new Uint16Array(totals.length);
+  for (let k = 0; k < fg.count; k++) {
+    const p = fg.pixels[k]!;
+    // the pair it starts, and the one it ends, each counted once
+    const starts = pairAt[p]!;
+    if (starts >= 0 && counted[starts] !== frame) {
+      counted[starts] = frame;
+      off[cells[starts]!]++;
+    }
+    const ends = p >= step ? pairAt[p - step]! : -1;
+    if (ends >= 0 && counted[ends] !== frame) {
+      counted[ends] = frame;
+      off[cells[ends]!]++;
     }
   }
-  return { pixels: Int32Array.from(pixels), cells: Uint8Array.from(cells) };
-}
-
-/**
- * A frame whose view left the background's: in nearly every part of the view that holds edges,
- * most of them stand out. A small thing covers a few; a car driving over a plain lot covers the
- * edges of its own part of the view (on an overhead lot, most of those in view); a camera that
- * moved (a pan starting late in a long clip) displaces them everywhere at once, and what stands
- * out then is the scene's own edges.
- */
-function leftTheView(mask: Int8Array, edges: ViewEdges): boolean {
-  const total = new Uint16Array(VIEW_GRID_X * VIEW_GRID_Y);
-  const off = new Uint16Array(total.length);
-  for (let k = 0; k < edges.pixels.length; k++) {
-    const c = edges.cells[k]!;
-    total[c]++;
-    if (mask[edges.pixels[k]!] !== 0) off[c]++;
-  }
-  let held = 0;
   let displaced = 0;
-  for (let c = 0; c < total.length; c++) {
-    if (total[c]! < MIN_CELL_EDGES) continue;
-    held++;
-    if (off[c]! * 2 > total[c]!) displaced++;
-  }
-  return held >= MIN_HELD_CELLS && displaced >= VIEW_LEFT * held;
+  for (let c = 0; c < totals.length; c++) if (totals[c]! >= MIN_CELL_EDGES && off[c]! * 2 > totals[c]!) displaced++;
+  return displaced >= VIEW_LEFT * held;
 }
 
 /** The small 8-connected blobs of one sign in a frame's foreground. `seen` is all zero on entry and left so. */
@@ -591,7 +617,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     // gain x each gray level, looked up: the loop runs over every pixel of every frame
     for (let v = 0; v < 256; v++) gained[v] = gain * v;
     markForeground(window[k % 3]!, frames[k]!.gray, bg, gained, offset, threshold);
-    viewLeft[k] = leftTheView(window[k % 3]!.mask, edges);
+    viewLeft[k] = leftTheView(window[k % 3]!, edges, k + 1);
     if (k > 0) sightings.push(judge(k - 1));
   }
   sightings.push(judge(frames.length - 1));

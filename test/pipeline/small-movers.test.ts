@@ -118,6 +118,8 @@ describe('small movers (pure)', () => {
     // held still for 6 s, then 10 px a second for 1.5 s, a stop of 1 s, and on again (a PTZ tour)
     const tour = (t: number) => 10 * (Math.min(Math.max(0, t - 6), 1.5) + Math.max(0, t - 8.5));
     expect(findSmallMovers(frames([], { furniture: true, pan: tour, noise: 5 }), W, H).creatures).to.deep.equal([]);
+    // the same tour the other way (the view moving left): the edges it crosses stand out on their other side
+    expect(findSmallMovers(frames([], { furniture: true, pan: (t) => 40 - tour(t), noise: 5 }), W, H).creatures, 'leftwards').to.deep.equal([]);
     // the same room held still, a spider crawling in it: a creature
     const spider = findSmallMovers(frames([{ at: crawler, half: 1, shade: -60 }], { furniture: true }), W, H);
     expect(spider.creatures).to.have.length(1);

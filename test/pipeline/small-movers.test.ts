@@ -23,17 +23,21 @@ interface Drawn {
 }
 
 /** A textured still scene with sensor noise, the things drawn on it, and per-frame exposure. */
-function frames(things: Drawn[], options: { seconds?: number; noise?: number; exposure?: (t: number) => number; flicker?: { x: number; y: number; half: number }; drops?: number; furniture?: boolean; pan?: (t: number) => number } = {}): FineFrame[] {
+function frames(things: Drawn[], options: { seconds?: number; noise?: number; exposure?: (t: number) => number; flicker?: { x: number; y: number; half: number }; drops?: number; furniture?: boolean; pan?: (t: number) => number; tilt?: (t: number) => number } = {}): FineFrame[] {
   const random = seeded(5);
-  // the scene is drawn wider than the view, so that a camera panning (`pan`: px the view has moved right by t) has it in view
+  // the scene is drawn wider and taller than the view, so that a camera panning (`pan`: px the
+  // view has moved right by t) or tilting (`tilt`: px down) has it in view
   const SW = options.pan ? W + 100 : W;
-  const scene = new Float32Array(SW * H);
-  for (let y = 0; y < H; y++) for (let x = 0; x < SW; x++) scene[y * SW + x] = 120 + 40 * Math.sin(x / 17) * Math.cos(y / 11) + 10 * random();
+  const SH = options.tilt ? H + 100 : H;
+  const scene = new Float32Array(SW * SH);
+  for (let y = 0; y < SH; y++) for (let x = 0; x < SW; x++) scene[y * SW + x] = 120 + 40 * Math.sin(x / 17) * Math.cos(y / 11) + 10 * random();
   // `furniture`: dark and pale blocks with sharp edges all over the view, as in a room
   if (options.furniture) {
     for (let i = 0; i * 21 + 8 < SW; i++) {
       const x0 = i * 21 + 8, y0 = i % 2 ? 12 : 58;
       for (let y = y0; y < y0 + 36; y++) for (let x = x0; x < Math.min(SW, x0 + 12); x++) scene[y * SW + x] = i % 2 ? 200 : 50;
+      // and, on a taller scene, the same row of blocks again below
+      if (SH > H) for (let y = y0 + H; y < Math.min(SH, y0 + H + 36); y++) for (let x = x0; x < Math.min(SW, x0 + 12); x++) scene[y * SW + x] = i % 2 ? 50 : 200;
     }
   }
   const gauss = () => Math.sqrt(-2 * Math.log(random() + 1e-9)) * Math.cos(2 * Math.PI * random());
@@ -44,8 +48,9 @@ function frames(things: Drawn[], options: { seconds?: number; noise?: number; ex
     const gain = options.exposure?.(t) ?? 1;
     const gray = new Uint8Array(W * H);
     const shift = Math.round(options.pan?.(t) ?? 0);
+    const down = Math.round(options.tilt?.(t) ?? 0);
     for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) gray[y * W + x] = Math.max(0, Math.min(255, Math.round(scene[y * SW + x + shift]! * gain + (options.noise ?? 2) * gauss())));
+      for (let x = 0; x < W; x++) gray[y * W + x] = Math.max(0, Math.min(255, Math.round(scene[(y + down) * SW + x + shift]! * gain + (options.noise ?? 2) * gauss())));
     }
     for (const thing of things) {
       const c = thing.at(t);
@@ -120,6 +125,9 @@ describe('small movers (pure)', () => {
     expect(findSmallMovers(frames([], { furniture: true, pan: tour, noise: 5 }), W, H).creatures).to.deep.equal([]);
     // the same tour the other way (the view moving left): the edges it crosses stand out on their other side
     expect(findSmallMovers(frames([], { furniture: true, pan: (t) => 40 - tour(t), noise: 5 }), W, H).creatures, 'leftwards').to.deep.equal([]);
+    // and tilting, down and up: the furniture's top and bottom edges are what it crosses
+    expect(findSmallMovers(frames([], { furniture: true, tilt: tour, noise: 5 }), W, H).creatures, 'down').to.deep.equal([]);
+    expect(findSmallMovers(frames([], { furniture: true, tilt: (t) => 40 - tour(t), noise: 5 }), W, H).creatures, 'up').to.deep.equal([]);
     // the same room held still, a spider crawling in it: a creature
     const spider = findSmallMovers(frames([{ at: crawler, half: 1, shade: -60 }], { furniture: true }), W, H);
     expect(spider.creatures).to.have.length(1);

@@ -9,7 +9,7 @@ import { benchFootprint, hdClip } from './footprint-bench.js';
 import { benchHighlight } from './highlight-bench.js';
 import { benchPipeline } from './pipeline-bench.js';
 import { NaivePipeline } from './naive-bench.js';
-import { benchAgainst, benchCost, benchJobsAgainst, benchQuality, BEFORE_NUISANCE_COMMIT, madeClips, realClips } from './quality-bench.js';
+import { againstBeforeNuisance, benchCost, benchQuality, madeClips, realClips } from './quality-bench.js';
 import { benchRetention } from './retention-bench.js';
 import { variantTables } from './variants-bench.js';
 import { weatherTables } from './weather-bench.js';
@@ -57,11 +57,7 @@ async function main(): Promise<void> {
   process.stdout.write(await weatherTables());
 
   // What the nuisance rules cost per real clip, against the runtime before them, built from the history.
-  const beforeNuisance = buildBefore(BEFORE_NUISANCE_COMMIT);
-  process.stdout.write(('root' in beforeNuisance
-    ? formatTable(`Real clips against the runtime before the nuisance rules (${BEFORE_NUISANCE_COMMIT}), default pack, CPU means of twelve turns or more (target: CPU vs before <= 1.1)`, await benchAgainst(beforeNuisance.root, realClips())) + '\n' +
-      formatTable('The same clips as whole jobs through the daemon, the answer with its highlight, against the same runtime before (what a gateway pays per clip; the target is the classification\'s, above)', await benchJobsAgainst(beforeNuisance.root, realClips()))
-    : `Real clips against the runtime before the nuisance rules: not measured: ${beforeNuisance.why}`) + '\n');
+  process.stdout.write(await againstBeforeNuisance());
 
   process.stdout.write(formatTable('Pipeline per clip (default pack; target wall/serial <= 1.15)', await benchPipeline(clips)) + '\n');
 

@@ -17,7 +17,8 @@ import { media, SHARED_MODELS } from '../support/paths.js';
 import { farNightWalkerClip, mothAtLensClip, nightViewClip } from '../support/night.js';
 import { flockClip } from '../support/sky.js';
 import { weatherClip } from '../support/weather.js';
-import { compareClipsWithBefore } from './before-bench.js';
+import { buildBefore, compareClipsWithBefore } from './before-bench.js';
+import { formatTable } from './table.js';
 
 export interface Expectation {
   name: string;
@@ -319,4 +320,15 @@ export async function benchJobsAgainst(root: string, clips: Expectation[]): Prom
       'job CPU vs before': Math.round((now / then) * 100) / 100,
     };
   });
+}
+
+/**
+ * The bench's section on the nuisance rules' cost: the real clips' classifications against the
+ * runtime before them (the target), then the same clips as whole jobs; or why it was not measured.
+ */
+export async function againstBeforeNuisance(): Promise<string> {
+  const before = buildBefore(BEFORE_NUISANCE_COMMIT);
+  if (!('root' in before)) return `Real clips against the runtime before the nuisance rules: not measured: ${before.why}\n`;
+  return formatTable(`Real clips against the runtime before the nuisance rules (${BEFORE_NUISANCE_COMMIT}), default pack, CPU means of twelve turns or more (target: CPU vs before <= 1.1)`, await benchAgainst(before.root, realClips())) + '\n' +
+    formatTable('The same clips as whole jobs through the daemon, the answer with its highlight, against the same runtime before (what a gateway pays per clip; the target is the classification\'s, above)', await benchJobsAgainst(before.root, realClips())) + '\n';
 }

@@ -775,6 +775,40 @@ export function transientSpread(run: GrayFrame[], enough = 1): number {
   return count / seen.length;
 }
 
+/**
+ * The share of the grid's cells where some pixel changes by FLOOR or more from one sample to the
+ * next: for a run left short of distinct samples, which has no sample with one either side to
+ * stand out from. Drops and flakes change every sample where they show, so a run whose samples
+ * change over fewer cells than the dry mark holds none to be seen. The count stops at `enough`.
+ */
+export function changeSpread(run: GrayFrame[], enough = 1): number {
+  const { width, height } = run[0]!;
+  const cellOf = columnCells(width);
+  const seen = new Uint8Array(GRID_X * GRID_Y);
+  const stop = enough * seen.length;
+  let count = 0;
+  for (let k = 1; k < run.length; k++) {
+    const a = run[k - 1]!.data;
+    const v = run[k]!.data;
+    for (let y = 0; y < height; y++) {
+      const row = y * width;
+      const cellRow = rowCell(y, height) * GRID_X;
+      for (let i = row, end = row + width; i < end; i++) {
+        const change = v[i]! - a[i]!;
+        if (change >= FLOOR || change <= -FLOOR) {
+          const cell = cellRow + cellOf[i - row]!;
+          if (!seen[cell]) {
+            seen[cell] = 1;
+            count++;
+          }
+        }
+      }
+      if (count >= stop) return count / seen.length;
+    }
+  }
+  return count / seen.length;
+}
+
 /** Which samples the analysis needs: runs of `length` consecutive samples, one every `every`. */
 export interface PrecipitationSchedule {
   every: number;
@@ -810,7 +844,7 @@ export class PrecipitationTracker {
   private readonly shifts: number[] = [];
   private readonly maps: MapEvidence[] = [];
   private readonly repeats: number[] = [];
-  /** runs where too little of the view could hold drops (transientSpread): not analysed */
+  /** runs where too little of the view could hold drops (transientSpread, or changeSpread for a run short by repeats): not analysed */
   private stillRuns = 0;
   /** samples that repeated the one before, and runs left short of RUN distinct samples by them */
   private repeated = 0;
@@ -832,7 +866,13 @@ export class PrecipitationTracker {
     if (this.run.length === RUN) {
       if (transientSpread(this.run, PRECIPITATION_SPREAD / 2) >= PRECIPITATION_SPREAD / 2) this.analyse(this.run);
       else this.stillRuns++;
-    } else if (this.run.length > 1) this.shortRuns++;
+    } else if (this.run.length > 1) {
+      // Short by repeats: a source that repeats its frames, or a view so still and clean that its
+      // frames come within DUPLICATE of each other. Where its distinct samples change over fewer
+      // cells than the dry mark, nothing falls there either way: a still run.
+      if (changeSpread(this.run, PRECIPITATION_SPREAD / 2) < PRECIPITATION_SPREAD / 2) this.stillRuns++;
+      else this.shortRuns++;
+    }
     for (const f of this.run) this.done(f.data);
     this.run = [];
   }

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import {
   PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fallingTexture, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
-  precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, transientSpread, type GrayFrame,
+  changeSpread, precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, transientSpread, type GrayFrame,
 } from '../../runtime/pipeline/precipitation.js';
 import { seeded as random } from '../support/random.js';
 
@@ -310,6 +310,21 @@ describe('precipitation analysis', () => {
       dry.push(frame(view, k, 0));
     }
     expect(dry.seenEnough()).to.equal(true);
+  });
+
+  it('a still view whose frames come within a repeat of each other, a thing moving in one place: its short runs are still, it is dry and no rate is told', () => {
+    // each frame twice, as a clean still view's are within DUPLICATE; a new one only where a thing moved (a spider on a wall)
+    const moving = Array.from({ length: 10 }, (_, k) => draw(frame(view, 0, 0), 20 + 3 * k, 20, 12, 12, 250));
+    const tracker = new PrecipitationTracker({ every: 10, length: 5 });
+    for (let k = 0; k < 10; k++) {
+      expect(tracker.seenEnough()).to.equal(false);
+      tracker.push({ ...moving[k >> 1]!, data: moving[k >> 1]!.data.slice() });
+    }
+    expect(tracker.seenEnough()).to.equal(true); // dry after two still runs: no second decode
+    expect(tracker.repeatingRate(10)).to.equal(undefined);
+    expect(tracker.evidence().maps).to.equal(0);
+    expect(precipitationScore(tracker.evidence())).to.equal(0);
+    expect(changeSpread(moving.slice(0, 3))).to.be.below(PRECIPITATION_SPREAD / 2);
   });
 
   it('a run is analysed only where a sixth of the view could show drops: a change that stays is no transient, nor are a few specks', () => {

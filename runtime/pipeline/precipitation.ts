@@ -746,33 +746,7 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
  * `enough` of the cells (the share it returns then): the run is analysed either way.
  */
 export function transientSpread(run: GrayFrame[], enough = 1): number {
-  const { width, height } = run[0]!;
-  const cellOf = columnCells(width);
-  const seen = new Uint8Array(GRID_X * GRID_Y);
-  const stop = enough * seen.length;
-  let count = 0;
-  for (let k = 1; k < run.length - 1; k++) {
-    const a = run[k - 1]!.data;
-    const v = run[k]!.data;
-    const b = run[k + 1]!.data;
-    for (let y = 0; y < height; y++) {
-      const row = y * width;
-      const cellRow = rowCell(y, height) * GRID_X;
-      for (let i = row, end = row + width; i < end; i++) {
-        const up = v[i]! - a[i]!;
-        const down = v[i]! - b[i]!;
-        if ((up >= FLOOR && down >= FLOOR) || (up <= -FLOOR && down <= -FLOOR)) {
-          const cell = cellRow + cellOf[i - row]!;
-          if (!seen[cell]) {
-            seen[cell] = 1;
-            count++;
-          }
-        }
-      }
-      if (count >= stop) return count / seen.length;
-    }
-  }
-  return count / seen.length;
+  return cellsStandingOut(run, enough, true);
 }
 
 /**
@@ -782,20 +756,30 @@ export function transientSpread(run: GrayFrame[], enough = 1): number {
  * change over fewer cells than the dry mark holds none to be seen. The count stops at `enough`.
  */
 export function changeSpread(run: GrayFrame[], enough = 1): number {
+  return cellsStandingOut(run, enough, false);
+}
+
+/**
+ * The share of the grid's cells where a pixel of a sample differs by FLOOR or more, on the same
+ * side, from the sample before and (`bothSides`) the one after; stops at `enough` of them.
+ */
+function cellsStandingOut(run: GrayFrame[], enough: number, bothSides: boolean): number {
   const { width, height } = run[0]!;
   const cellOf = columnCells(width);
   const seen = new Uint8Array(GRID_X * GRID_Y);
   const stop = enough * seen.length;
   let count = 0;
-  for (let k = 1; k < run.length; k++) {
+  for (let k = 1; k < run.length - (bothSides ? 1 : 0); k++) {
     const a = run[k - 1]!.data;
     const v = run[k]!.data;
+    const b = bothSides ? run[k + 1]!.data : a; // one side only: the same difference twice
     for (let y = 0; y < height; y++) {
       const row = y * width;
       const cellRow = rowCell(y, height) * GRID_X;
       for (let i = row, end = row + width; i < end; i++) {
-        const change = v[i]! - a[i]!;
-        if (change >= FLOOR || change <= -FLOOR) {
+        const up = v[i]! - a[i]!;
+        const down = v[i]! - b[i]!;
+        if ((up >= FLOOR && down >= FLOOR) || (up <= -FLOOR && down <= -FLOOR)) {
           const cell = cellRow + cellOf[i - row]!;
           if (!seen[cell]) {
             seen[cell] = 1;

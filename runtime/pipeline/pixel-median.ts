@@ -1,6 +1,7 @@
 // A clip's background: what stays in place outvotes what passes. Both the motion pass
 // (96 px) and the small movers (192 px) take theirs this way. Over a few frames in a row,
-// the drops of rain or snow are taken out the same way (withoutDrops).
+// the drops of rain or snow are taken out the same way (withoutDrops). How far each pixel
+// ranges over a few frames says whether anything changed at all (pixelsRanging).
 
 /**
  * The per-pixel median of up to `count` evenly spaced frames. Each pixel's median is selected
@@ -125,4 +126,58 @@ function extremeAlong(from: Uint8Array, step: number, count: number, lines: numb
     }
   }
   return out;
+}
+
+/**
+ * How many of the frames' first `pixels` pixels range over more than `delta` gray levels across
+ * them (a masked pixel never counts). Four pixels at a time, the bytes of a 32-bit word: half
+ * the time of one at a time.
+ */
+export function pixelsRanging(frames: Uint8Array[], pixels: number, delta: number, masked?: Uint8Array): number {
+  const words = pixels >> 2;
+  const low = wordsOf(frames[0]!, words).slice(); // copies: the frame is not written
+  const high = low.slice();
+  for (let f = 1; f < frames.length; f++) {
+    const gray = wordsOf(frames[f]!, words);
+    for (let i = 0; i < words; i++) {
+      const v = gray[i]!;
+      const l = low[i]!;
+      const h = high[i]!;
+      const aboveLow = atLeast(v, l);
+      low[i] = (l & aboveLow) | (v & ~aboveLow);
+      const belowHigh = atLeast(h, v);
+      high[i] = (h & belowHigh) | (v & ~belowHigh);
+    }
+  }
+  const lows = new Uint8Array(low.buffer);
+  const highs = new Uint8Array(high.buffer);
+  let ranging = 0;
+  for (let p = 0; p < words * 4; p++) if (highs[p]! - lows[p]! > delta && !masked?.[p]) ranging++;
+  for (let p = words * 4; p < pixels; p++) { // the last of a count not a multiple of four
+    let lowest = 255;
+    let highest = 0;
+    for (const frame of frames) {
+      lowest = Math.min(lowest, frame[p]!);
+      highest = Math.max(highest, frame[p]!);
+    }
+    if (highest - lowest > delta && !masked?.[p]) ranging++;
+  }
+  return ranging;
+}
+
+/** The first `words` 32-bit words of a frame's bytes: over its memory where it is aligned to them, else a copy. */
+function wordsOf(frame: Uint8Array, words: number): Uint32Array {
+  return frame.byteOffset % 4 === 0 ? new Uint32Array(frame.buffer, frame.byteOffset, words) : new Uint32Array(frame.slice(0, words * 4).buffer);
+}
+
+const HIGH_BITS = 0x80808080;
+
+/**
+ * 0xff in each byte of word `a` that is at least the same byte of `b` (unsigned), else 0. A
+ * byte's top bit says so: a's set and b's not, or both alike and a's low seven bits at least
+ * b's, which (a | 0x80) - (b & 0x7f) tells in its top bit without borrowing from the next byte.
+ */
+function atLeast(a: number, b: number): number {
+  const lowBits = (a | HIGH_BITS) - (b & ~HIGH_BITS);
+  return ((((a & ~b) | (~(a ^ b) & lowBits)) & HIGH_BITS) >>> 7) * 0xff;
 }

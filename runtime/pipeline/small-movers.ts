@@ -9,7 +9,7 @@
 // a small mover only says `animal` where they found none (decide.ts).
 import type { Box } from '../core/analysis.js';
 import { ascending } from '../core/median.js';
-import { dropWindow, medianFrame, withoutDrops, type DropLight } from './pixel-median.js';
+import { dropWindow, medianFrame, pixelsRanging, withoutDrops, type DropLight } from './pixel-median.js';
 
 /** One gray frame of the clip at the fine size, and its time. */
 export interface FineFrame {
@@ -503,28 +503,6 @@ function alike(track: MoverTrack, others: MoverTrack[]): number {
   }).length;
 }
 
-/**
- * The pixels whose gray level ranged over more than MIN_DELTA across the frames. The background
- * lies within each pixel's range, so only these can stand out of it, and a mover stands out in
- * two places at least (it goes its own length): with fewer, a still view (an empty room, a
- * parked scene) has nothing to follow, and costs one pass over its pixels.
- */
-function rangedPixels(frames: FineFrame[], pixels: number, masked?: Uint8Array): number {
-  const low = new Uint8Array(frames[0]!.gray.subarray(0, pixels)); // copies: a Buffer's slice() would share the frame
-  const high = low.slice();
-  for (let f = 1; f < frames.length; f++) {
-    const gray = frames[f]!.gray;
-    for (let p = 0; p < pixels; p++) {
-      const v = gray[p]!;
-      if (v < low[p]!) low[p] = v;
-      else if (v > high[p]!) high[p] = v;
-    }
-  }
-  let ranged = 0;
-  for (let p = 0; p < pixels; p++) if (high[p]! - low[p]! > MIN_DELTA && !masked?.[p]) ranged++;
-  return ranged;
-}
-
 /** Seconds between two of the frames (they are evenly spaced); 1 for a single frame. */
 const intervalOf = (frames: FineFrame[]): number =>
   frames.length > 1 ? (frames[frames.length - 1]!.t - frames[0]!.t) / (frames.length - 1) : 1;
@@ -576,7 +554,7 @@ export function followedScore(seconds: number): number {
  * time (what else moves is a traveller to look at).
  */
 export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight } = {}): SmallMovers {
-  if (clipFrames.length < MIN_SIGHTINGS || rangedPixels(clipFrames, width * height, masked) < 2) return { creatures: [], travellers: [], faint: [], score: 0 };
+  if (clipFrames.length < MIN_SIGHTINGS || pixelsRanging(clipFrames.map((f) => f.gray), width * height, MIN_DELTA, masked) < 2) return { creatures: [], travellers: [], faint: [], score: 0 };
   const { frames, bg, noise, light } = withoutRain(clipFrames, options.falling);
   const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0, ...(light ? { derainedAs: light } : {}) };
   if (frames.length < MIN_SIGHTINGS) return none;

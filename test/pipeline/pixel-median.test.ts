@@ -1,6 +1,7 @@
 // Backgrounds and deraining by order statistics over frames: what stays outvotes what passes.
 import { expect } from 'chai';
-import { dropsFlattened, dropWindow, medianFrame, withoutDrops } from '../../runtime/pipeline/pixel-median.js';
+import { dropsFlattened, dropWindow, medianFrame, pixelsRanging, withoutDrops } from '../../runtime/pipeline/pixel-median.js';
+import { seeded } from '../support/random.js';
 
 const px = (...values: number[]) => Uint8Array.from(values);
 
@@ -44,5 +45,35 @@ describe('pixel medians and drops taken out', () => {
     const dark = frame.map((v, i) => (i % width === 30 ? 0 : v));
     expect(dropsFlattened(dark, width, height, 'darker', 2)[5 * width + 30]).to.equal(132);
     expect(dropsFlattened(frame, width, height, 'either', 2)).to.equal(frame);
+  });
+
+  it('pixels ranging over a delta: each byte of the four a word holds by itself, at either end of the scale', () => {
+    // 0 and 255 side by side (no borrow into the next byte), a range of exactly the delta (not over it)
+    const frames = [px(0, 255, 100, 7, 128, 127), px(255, 0, 112, 7, 127, 128), px(0, 255, 100, 20, 128, 128)];
+    expect(pixelsRanging(frames, 6, 12)).to.equal(3); // 0-255 twice, 7-20; not 100-112
+    expect(pixelsRanging(frames, 6, 12, px(1, 0, 0, 0, 0, 0))).to.equal(2); // a masked pixel never counts
+    expect(pixelsRanging(frames, 6, 0)).to.equal(6);
+  });
+
+  it('pixels ranging over a delta: as counted one pixel at a time, on frames at any offset in their memory', () => {
+    const random = seeded(11);
+    for (let round = 0; round < 40; round++) {
+      const pixels = 1 + Math.floor(random() * 300);
+      const count = 2 + Math.floor(random() * 8);
+      const spread = random() < 0.5 ? 256 : 30; // noise around a level, or anything
+      const frames = Array.from({ length: count }, () => {
+        const memory = new Uint8Array(pixels + 3);
+        const offset = Math.floor(random() * 4);
+        for (let p = 0; p < pixels; p++) memory[offset + p] = spread === 256 ? Math.floor(random() * 256) : 120 + Math.floor(random() * spread);
+        return memory.subarray(offset, offset + pixels);
+      });
+      const delta = Math.floor(random() * 40);
+      let expected = 0;
+      for (let p = 0; p < pixels; p++) {
+        const values = frames.map((f) => f[p]!);
+        if (Math.max(...values) - Math.min(...values) > delta) expected++;
+      }
+      expect(pixelsRanging(frames, pixels, delta), `round ${round}`).to.equal(expected);
+    }
   });
 });

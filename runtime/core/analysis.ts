@@ -25,6 +25,11 @@ export interface ClipInfo {
   fps: number;
   nframes: number;
   codec: string;
+  /**
+   * Its container's header describes its video, and its time starts at 0 (probe.ts): ffmpeg can
+   * decode it without first decoding frames to find either out (frames.ts).
+   */
+  headerDescribed?: boolean;
 }
 
 /** A box in normalised frame coordinates: 0..1 of width and height, origin top-left. */

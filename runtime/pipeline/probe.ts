@@ -17,6 +17,7 @@ interface ProbeStream {
   r_frame_rate?: string;
   nb_frames?: string;
   duration?: string;
+  start_time?: string;
   disposition?: { attached_pic?: number };
 }
 
@@ -27,6 +28,12 @@ function rate(text: string | undefined): number {
 }
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+/**
+ * Containers whose header gives each stream's codec and size (ffprobe's format names): MP4 and
+ * QuickTime, Matroska and WebM, AVI. A transport stream's are found by reading its packets.
+ */
+const DESCRIBING_CONTAINERS = [/^mov,/, /^matroska/, /^avi$/];
 
 export async function probeClip(file: string, signal?: AbortSignal): Promise<ClipInfo> {
   const run = await ffprobe(file, signal);
@@ -52,7 +59,8 @@ async function ffprobe(file: string, signal?: AbortSignal): Promise<ToolRun> {
  * either, its own error says why.
  */
 export async function probeCopied(file: string, signal?: AbortSignal): Promise<ClipInfo> {
-  return describe(file, await copiedRun(file, signal));
+  // the copy's header is not the clip's: ffmpeg probes the clip itself
+  return { ...describe(file, await copiedRun(file, signal)), headerDescribed: false };
 }
 
 async function copiedRun(file: string, signal?: AbortSignal): Promise<ToolRun> {
@@ -79,7 +87,7 @@ function describe(file: string, { code, signal, stdout, stderr, timedOut }: Tool
     const why = stderr.trim().split('\n').pop() || (timedOut ? 'ffprobe was stopped (no answer in time)' : `ffprobe exited with ${code ?? signal ?? 'an error'}`);
     throw new PipelineError(ErrorCode.INVALID_VIDEO, `not a readable video: ${why.replace(file, 'input')}`);
   }
-  let parsed: { streams?: ProbeStream[]; format?: { duration?: string; format_name?: string } };
+  let parsed: { streams?: ProbeStream[]; format?: { duration?: string; format_name?: string; start_time?: string } };
   try {
     parsed = JSON.parse(stdout);
   } catch {
@@ -107,5 +115,8 @@ function describe(file: string, { code, signal, stdout, stderr, timedOut }: Tool
     fps: round3(fps),
     nframes,
     codec: video.codec_name ?? 'unknown',
+    // ffmpeg shifts a clip's time to start at 0 by what its own probing finds: where it already
+    // starts there, the probing only repeats ffprobe's (a few frames decoded, a decoder opened)
+    headerDescribed: DESCRIBING_CONTAINERS.some((name) => name.test(format)) && Number(parsed.format?.start_time) === 0 && Number(video.start_time ?? 0) === 0,
   };
 }

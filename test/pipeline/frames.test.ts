@@ -140,6 +140,20 @@ describe('frames decoded once at several sizes', () => {
     expect(got.map((g, i) => g.frame.equals(reference[i]!))).to.deep.equal([true, true, true]);
   });
 
+  it('a clip decoded without probing (its header describes it) gives the motion pass the same frames', async () => {
+    const clip = await probeClip(media('real/lot_car_cyclist_walker.mp4'));
+    expect(clip.headerDescribed).to.equal(true);
+    const signal = new AbortController().signal;
+    const decode = async (headerDescribed: boolean) => {
+      const frames: Buffer[] = [];
+      for await (const [gray] of readFrameSets({ input: clip.path, headerDescribed, gray: { width: 96, height: 54 }, sizes: [], filters: `fps=${SAMPLE_FPS}`, signal })) frames.push(gray!);
+      return Buffer.concat(frames);
+    };
+    const [probed, unprobed] = [await decode(false), await decode(true)];
+    expect(probed.length / (96 * 54)).to.be.closeTo(clip.duration * SAMPLE_FPS, 1);
+    expect(unprobed.equals(probed)).to.equal(true);
+  });
+
   it('a decode of sparse grays alone hands over every picked frame, or stops once the caller has enough', async () => {
     const input = media('real/worker_hardhat_walking.mp4');
     const clip = await probeClip(input);

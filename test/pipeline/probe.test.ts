@@ -28,6 +28,21 @@ describe('probing a clip', () => {
     expect(copied.nframes).to.be.closeTo(direct.nframes, 1);
   });
 
+  it('a clip is decoded without probing where its header describes its video and its time starts at 0', async () => {
+    const dir = tempDir();
+    // B-frames with no edit list: MP4's time starts at the first frame's delay, not at 0
+    const delayed = path.join(dir, 'delayed.mp4');
+    await ffmpeg(['-i', original, '-t', '1', '-c:v', 'libx264', '-bf', '3', '-use_editlist', '0', '-an', delayed]);
+    const ts = path.join(dir, 'recorded.ts');
+    await ffmpeg(['-i', original, '-t', '1', '-c', 'copy', '-f', 'mpegts', ts]);
+    const mkv = path.join(dir, 'copied.mkv');
+    await ffmpeg(['-i', original, '-t', '1', '-c', 'copy', mkv]);
+    expect((await probeClip(original)).headerDescribed).to.equal(true);
+    expect((await probeClip(mkv)).headerDescribed).to.equal(true);
+    expect((await probeClip(delayed)).headerDescribed).to.equal(false);
+    expect((await probeClip(ts)).headerDescribed).to.equal(false); // its streams are found in its packets
+  });
+
   it('a file ffmpeg cannot read either is not a readable video, with ffmpeg\'s reason and no path', async () => {
     let error: unknown;
     try {

@@ -11,7 +11,7 @@ import { cellGroups, smallGroups } from './cell-groups.js';
 import { dropWindow, medianFrame, withoutDrops, type DropLight } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, readSparseGrays, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
-import { dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
+import { backToBack, dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
 import { cellTexture, describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 import { viewPath, type ViewOffset } from './camera-path.js';
 import { bytesOf } from '../core/bytes.js';
@@ -399,7 +399,7 @@ export async function analyseMotion(
   // time, and a re-rated file is often a long one).
   const precipitationAt = async (sourceFps: number): Promise<PrecipitationEvidence> => {
     const { length } = precipitationSchedule(Math.ceil(clip.duration * SAMPLE_FPS), SAMPLE_FPS, sourceFps);
-    const tracker = new PrecipitationTracker({ every: length, length }, (pixels) => finerFrames.give(pixels));
+    const tracker = new PrecipitationTracker(backToBack(length), (pixels) => finerFrames.give(pixels));
     const onFrame = (buffer: Buffer) => (tracker.seenEnough() ? finerFrames.give(buffer) : tracker.push(wetSample(buffer)));
     await readSparseGrays({
       input: clip.path, headerDescribed: clip.headerDescribed, signal, filters: `fps=${SAMPLE_FPS}`, inputArgs: [...DECODE_THREADS, ...ROUGH_DECODE],

@@ -793,26 +793,33 @@ function cellsStandingOut(run: GrayFrame[], enough: number, bothSides: boolean):
   return count / seen.length;
 }
 
-/** Which samples the analysis needs: runs of `length` consecutive samples, one every `every`. */
+/** Which samples the analysis needs: `runs` runs of `length` consecutive samples, one every `every`. */
 export interface PrecipitationSchedule {
   every: number;
   length: number;
+  runs: number;
 }
 
 /**
- * RUNS runs evenly spaced over the clip's `expected` samples. A run is five samples, more when the
- * source has fewer frames than samples (its repeated frames are dropped, five distinct ones are
- * wanted).
+ * Up to RUNS runs evenly spaced over the clip's `expected` samples. A run is five samples, more
+ * when the source has fewer frames than samples (its repeated frames are dropped, five distinct
+ * ones are wanted).
  */
 export function precipitationSchedule(expected: number, samplesPerSecond: number, sourceFps?: number): PrecipitationSchedule {
   const length = RUN * Math.max(1, Math.ceil(samplesPerSecond / (sourceFps || samplesPerSecond)));
-  // at most every other run's worth of samples: a short clip needs no more to be judged
-  return { every: Math.max(2 * length, Math.floor(expected / RUNS)), length };
+  // runs take at most half of a clip's samples (one at least): a short clip needs no more to be judged
+  const runs = Math.max(1, Math.min(RUNS, Math.floor(expected / (2 * length))));
+  return { every: Math.max(2 * length, Math.floor(expected / runs)), length, runs };
+}
+
+/** RUNS runs of `length` back to back from the start: a decode of their own, stopped once they are taken. */
+export function backToBack(length: number): PrecipitationSchedule {
+  return { every: length, length, runs: RUNS };
 }
 
 /** The schedule as an ffmpeg select expression on the sample number n (commas escaped for a filter graph). */
 export function scheduleSelect(schedule: PrecipitationSchedule): string {
-  return `lt(mod(n\\,${schedule.every})\\,${schedule.length})`;
+  return `lt(mod(n\\,${schedule.every})\\,${schedule.length})*lt(n\\,${schedule.runs * schedule.every})`;
 }
 
 /**
@@ -830,7 +837,8 @@ export class PrecipitationTracker {
   private readonly repeats: number[] = [];
   /** runs where too little of the view could hold drops (transientSpread, or changeSpread for a run short by repeats): not analysed */
   private stillRuns = 0;
-  /** samples that repeated the one before, and runs left short of RUN distinct samples by them */
+  /** samples compared with the one before (not a run's first), those that repeated it, and runs left short of RUN distinct samples by them */
+  private compared = 0;
   private repeated = 0;
   private shortRuns = 0;
 
@@ -842,7 +850,9 @@ export class PrecipitationTracker {
       return;
     }
     const last = this.run[this.run.length - 1];
-    const repeat = last !== undefined && this.run.length < RUN && meanDifference(last.data, frame.data) < DUPLICATE;
+    const compared = last !== undefined && this.run.length < RUN;
+    const repeat = compared && meanDifference(last.data, frame.data) < DUPLICATE;
+    if (compared) this.compared++;
     if (repeat) this.repeated++;
     if (this.run.length < RUN && !repeat) this.run.push(frame);
     else this.done(frame.data);
@@ -861,9 +871,9 @@ export class PrecipitationTracker {
     this.run = [];
   }
 
-  /** The view found dry, or RUNS runs taken: what the rest of the clip shows would add nothing. */
+  /** The view found dry, or the scheduled runs taken: what the rest of the clip shows would add nothing. */
   seenEnough(): boolean {
-    return this.dry() || this.taken >= RUNS * this.schedule.length;
+    return this.dry() || this.taken >= this.schedule.runs * this.schedule.length;
   }
 
   /**
@@ -891,14 +901,14 @@ export class PrecipitationTracker {
   /**
    * The source's own frame rate, in samples' terms, when it repeats its frames and no run could
    * be analysed for it: a camera's 5 frames a second re-rated to 25 by a recorder (each frame
-   * in two samples in a row) leaves two or three distinct samples in a run of five. The share of
-   * the scheduled samples that repeated the one before says how often a new frame comes:
-   * `samplesPerSecond` x (1 - that share). Undefined when runs were analysed (or found still),
+   * in two samples in a row) leaves two or three distinct samples in a run of five. Of the
+   * samples compared with the one before (a run's first has none), the share that repeated it
+   * says how often a new frame comes: `samplesPerSecond` x (1 - that share). Undefined when runs were analysed (or found still),
    * or none came short by repeats.
    */
   repeatingRate(samplesPerSecond: number): number | undefined {
     if (this.maps.length || this.stillRuns || !this.shortRuns) return undefined;
-    return samplesPerSecond * (1 - this.repeated / this.taken);
+    return samplesPerSecond * (1 - this.repeated / this.compared);
   }
 
   /**

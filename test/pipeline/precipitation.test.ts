@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import {
   PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fallingTexture, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
-  changeSpread, precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, transientSpread, type GrayFrame,
+  backToBack, changeSpread, precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, transientSpread, type GrayFrame,
 } from '../../runtime/pipeline/precipitation.js';
 import { seeded as random } from '../support/random.js';
 
@@ -188,15 +188,20 @@ describe('precipitation analysis', () => {
     expect(precipitationScore({ streakSpread: 0.9, flakeSpread: 0, repeat: 0.7 })).to.equal(0);
   });
 
-  it('schedules a few runs of five samples, longer when the source repeats frames', () => {
-    expect(precipitationSchedule(300, 10, 25)).to.deep.equal({ every: 75, length: 5 });
-    expect(precipitationSchedule(30, 10, 15)).to.deep.equal({ every: 10, length: 5 });
-    expect(precipitationSchedule(30, 10, 4)).to.deep.equal({ every: 30, length: 15 });
-    expect(scheduleSelect({ every: 60, length: 5 })).to.equal('lt(mod(n\\,60)\\,5)');
+  it('schedules a few runs of five samples, longer when the source repeats frames, over at most half of a short clip', () => {
+    expect(precipitationSchedule(300, 10, 25)).to.deep.equal({ every: 75, length: 5, runs: 4 });
+    expect(precipitationSchedule(40, 10)).to.deep.equal({ every: 10, length: 5, runs: 4 });
+    expect(precipitationSchedule(36, 10)).to.deep.equal({ every: 12, length: 5, runs: 3 }); // four runs would be 20 of its 36 samples
+    expect(precipitationSchedule(30, 10, 15)).to.deep.equal({ every: 10, length: 5, runs: 3 });
+    expect(precipitationSchedule(30, 10, 4)).to.deep.equal({ every: 30, length: 15, runs: 1 });
+    expect(precipitationSchedule(6, 10)).to.deep.equal({ every: 10, length: 5, runs: 1 });
+    expect(backToBack(10)).to.deep.equal({ every: 10, length: 10, runs: 4 });
+    // the runs and nothing after the last (a long clip's few samples past it would make no run)
+    expect(scheduleSelect({ every: 60, length: 5, runs: 4 })).to.equal('lt(mod(n\\,60)\\,5)*lt(n\\,240)');
   });
 
   it('over a run of samples: streaks in new places every sample are rain, a still scene is nothing', () => {
-    const schedule = { every: 5, length: 5 };
+    const schedule = { every: 5, length: 5, runs: 4 };
     const rainy = new PrecipitationTracker(schedule);
     const dry = new PrecipitationTracker(schedule);
     const rnd = random(11);
@@ -218,7 +223,7 @@ describe('precipitation analysis', () => {
   });
 
   it('a view dry over its first two runs is dry: the later runs are not analysed; a wet one is analysed throughout', () => {
-    const schedule = { every: 5, length: 5 };
+    const schedule = { every: 5, length: 5, runs: 4 };
     const dryFirst = new PrecipitationTracker(schedule);
     const wet = new PrecipitationTracker(schedule);
     const rnd = random(13);
@@ -241,7 +246,7 @@ describe('precipitation analysis', () => {
   it('gives each sample\'s pixels back once, when its run is done with them or it is left out', () => {
     const given: Array<{ pixels: Uint8Array; pushed: number }> = [];
     let pushed = 0;
-    const tracker = new PrecipitationTracker({ every: 5, length: 5 }, (pixels) => given.push({ pixels, pushed }));
+    const tracker = new PrecipitationTracker({ every: 5, length: 5, runs: 4 }, (pixels) => given.push({ pixels, pushed }));
     const rnd = random(17);
     const frames: GrayFrame[] = [];
     for (let k = 0; k < 30; k++) {
@@ -261,7 +266,7 @@ describe('precipitation analysis', () => {
     }
     // a view dry over its first two runs: the samples after are given back as they come
     const dry: number[] = [];
-    const dryTracker = new PrecipitationTracker({ every: 5, length: 5 }, (pixels) => dry.push(pixels[0]!));
+    const dryTracker = new PrecipitationTracker({ every: 5, length: 5, runs: 4 }, (pixels) => dry.push(pixels[0]!));
     for (let k = 0; k < 20; k++) {
       const f = frame(view, k, 0);
       f.data[0] = k; // which sample it was
@@ -280,14 +285,14 @@ describe('precipitation analysis', () => {
       return f;
     });
     const repeated = (k: number) => ({ ...rainyFrames[k >> 1]!, data: rainyFrames[k >> 1]!.data.slice() });
-    const first = new PrecipitationTracker({ every: 10, length: 5 });
+    const first = new PrecipitationTracker({ every: 10, length: 5, runs: 4 });
     for (let k = 0; k < 20; k++) first.push(repeated(k));
     expect(first.evidence().maps).to.equal(0); // runs of two or three distinct samples
     const rate = first.repeatingRate(10)!;
     expect(rate).to.be.within(5, 7); // two in five of the samples taken repeated the one before
-    const slower = precipitationSchedule(40, 10, rate);
-    expect(slower.length).to.equal(10);
-    const again = new PrecipitationTracker(slower);
+    const { length } = precipitationSchedule(40, 10, rate);
+    expect(length).to.equal(10);
+    const again = new PrecipitationTracker(backToBack(length)); // as motion.ts looks again, on a decode of its own
     for (let k = 0; k < 40; k++) {
       expect(again.seenEnough()).to.equal(false); // wet: until its four runs are taken
       again.push(repeated(k));
@@ -297,14 +302,14 @@ describe('precipitation analysis', () => {
     expect(precipitationScore(again.evidence())).to.be.above(0.5);
     expect(again.repeatingRate(10)).to.equal(undefined);
     // a source of its own rate, or one that never changes (no run short by repeats: one sample)
-    const own = new PrecipitationTracker({ every: 10, length: 5 });
+    const own = new PrecipitationTracker({ every: 10, length: 5, runs: 4 });
     for (let k = 0; k < 20; k++) own.push(rainyFrames[k]!);
     expect(own.repeatingRate(10)).to.equal(undefined);
-    const frozen = new PrecipitationTracker({ every: 10, length: 5 });
+    const frozen = new PrecipitationTracker({ every: 10, length: 5, runs: 4 });
     for (let k = 0; k < 20; k++) frozen.push(frame(view, 0, 0));
     expect(frozen.repeatingRate(10)).to.equal(undefined);
     // a dry view has been seen enough after its first two runs
-    const dry = new PrecipitationTracker({ every: 5, length: 5 });
+    const dry = new PrecipitationTracker({ every: 5, length: 5, runs: 4 });
     for (let k = 0; k < 10; k++) {
       expect(dry.seenEnough()).to.equal(false);
       dry.push(frame(view, k, 0));
@@ -352,14 +357,14 @@ describe('precipitation analysis', () => {
     expect(early).to.be.at.least(PRECIPITATION_SPREAD / 2).and.below(transientSpread(drizzle));
     expect(transientSpread(specks, PRECIPITATION_SPREAD / 2)).to.equal(transientSpread(specks));
     const analysed = (frames: GrayFrame[]) => {
-      const tracker = new PrecipitationTracker({ every: 5, length: 5 });
+      const tracker = new PrecipitationTracker({ every: 5, length: 5, runs: 4 });
       for (const f of frames) tracker.push(f);
       return tracker.evidence().maps;
     };
     expect([still, stepped, specks, drizzle].map(analysed)).to.deep.equal([0, 0, 0, 2]);
     // a still run before the rain weighs in the spreads as the two dry maps it would have given
-    const wetThen = new PrecipitationTracker({ every: 5, length: 5 });
-    const wetOnly = new PrecipitationTracker({ every: 5, length: 5 });
+    const wetThen = new PrecipitationTracker({ every: 5, length: 5, runs: 4 });
+    const wetOnly = new PrecipitationTracker({ every: 5, length: 5, runs: 4 });
     for (const f of [...still, ...drizzle, ...drizzle]) wetThen.push(f);
     for (const f of [...drizzle, ...drizzle]) wetOnly.push(f);
     expect(wetThen.evidence().maps).to.equal(4);
@@ -367,7 +372,7 @@ describe('precipitation analysis', () => {
   });
 
   it('the drops\' light: streaks brighter than what they cross (lit), darker against a bright sky, and 0.5 where nothing falls', () => {
-    const schedule = { every: 5, length: 5 };
+    const schedule = { every: 5, length: 5, runs: 4 };
     const lit = new PrecipitationTracker(schedule);
     const againstSky = new PrecipitationTracker(schedule);
     const dry = new PrecipitationTracker(schedule);
@@ -398,7 +403,7 @@ describe('precipitation analysis', () => {
     expect(cellSpread(particles(map).filter((p) => isStreak(p, W)), W, H)).to.be.below(PRECIPITATION_SPREAD);
     expect(fallingTexture(samples[0]!, samples[1]!, samples[2]!, still, still)).to.be.above(2 * PRECIPITATION_SPREAD);
     // as rain, over a run
-    const tracker = new PrecipitationTracker({ every: 5, length: 5 });
+    const tracker = new PrecipitationTracker({ every: 5, length: 5, runs: 4 });
     for (let k = 0; k < 5; k++) tracker.push(nightRain(20 + k, 3000));
     expect(precipitationScore(tracker.evidence())).to.be.above(0.5);
   });

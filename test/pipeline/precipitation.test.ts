@@ -320,7 +320,7 @@ describe('precipitation analysis', () => {
   it('a still view whose frames come within a repeat of each other, a thing moving in one place: its short runs are still, it is dry and no rate is told', () => {
     // each frame twice, as a clean still view's are within DUPLICATE; a new one only where a thing moved (a spider on a wall)
     const moving = Array.from({ length: 10 }, (_, k) => draw(frame(view, 0, 0), 20 + 3 * k, 20, 12, 12, 250));
-    const tracker = new PrecipitationTracker({ every: 10, length: 5 });
+    const tracker = new PrecipitationTracker({ every: 10, length: 5, runs: 4 });
     for (let k = 0; k < 10; k++) {
       expect(tracker.seenEnough()).to.equal(false);
       tracker.push({ ...moving[k >> 1]!, data: moving[k >> 1]!.data.slice() });

@@ -188,11 +188,12 @@ describe('precipitation analysis', () => {
     expect(precipitationScore({ streakSpread: 0.9, flakeSpread: 0, repeat: 0.7 })).to.equal(0);
   });
 
-  it('schedules a few runs of five samples, longer when the source repeats frames, over at most half of a short clip', () => {
+  it('schedules a few runs of five samples, longer when the source repeats frames, over at most a third of a short clip', () => {
     expect(precipitationSchedule(300, 10, 25)).to.deep.equal({ every: 75, length: 5, runs: 4 });
-    expect(precipitationSchedule(40, 10)).to.deep.equal({ every: 10, length: 5, runs: 4 });
-    expect(precipitationSchedule(36, 10)).to.deep.equal({ every: 12, length: 5, runs: 3 }); // four runs would be 20 of its 36 samples
-    expect(precipitationSchedule(30, 10, 15)).to.deep.equal({ every: 10, length: 5, runs: 3 });
+    expect(precipitationSchedule(60, 10)).to.deep.equal({ every: 15, length: 5, runs: 4 });
+    expect(precipitationSchedule(40, 10)).to.deep.equal({ every: 20, length: 5, runs: 2 });
+    expect(precipitationSchedule(36, 10)).to.deep.equal({ every: 18, length: 5, runs: 2 }); // four runs would be 20 of its 36 samples
+    expect(precipitationSchedule(30, 10, 15)).to.deep.equal({ every: 15, length: 5, runs: 2 });
     expect(precipitationSchedule(30, 10, 4)).to.deep.equal({ every: 30, length: 15, runs: 1 });
     expect(precipitationSchedule(6, 10)).to.deep.equal({ every: 10, length: 5, runs: 1 });
     expect(backToBack(10)).to.deep.equal({ every: 10, length: 10, runs: 4 });

@@ -906,8 +906,8 @@ export class PrecipitationTracker {
    * be analysed for it: a camera's 5 frames a second re-rated to 25 by a recorder (each frame
    * in two samples in a row) leaves two or three distinct samples in a run of five. Of the
    * samples compared with the one before (a run's first has none), the share that repeated it
-   * says how often a new frame comes: `samplesPerSecond` x (1 - that share). Undefined when runs were analysed (or found still),
-   * or none came short by repeats.
+   * says how often a new frame comes: `samplesPerSecond` x (1 - that share). Undefined when runs
+   * were analysed (or found still), or none came short by repeats.
    */
   repeatingRate(samplesPerSecond: number): number | undefined {
     if (this.maps.length || this.stillRuns || !this.shortRuns) return undefined;

@@ -554,6 +554,9 @@ export function followedScore(seconds: number): number {
  * time (what else moves is a traveller to look at).
  */
 export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight } = {}): SmallMovers {
+  // The background lies within each pixel's range over the frames, so only a pixel ranging over
+  // MIN_DELTA can stand out of it, and a mover stands out in two places at least (it goes its own
+  // length): with fewer, a still view (an empty room, a parked scene) has nothing to follow.
   if (clipFrames.length < MIN_SIGHTINGS || pixelsRanging(clipFrames.map((f) => f.gray), width * height, MIN_DELTA, masked) < 2) return { creatures: [], travellers: [], faint: [], score: 0 };
   const { frames, bg, noise, light } = withoutRain(clipFrames, options.falling);
   const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0, ...(light ? { derainedAs: light } : {}) };

@@ -55,6 +55,11 @@ export class FrameBudget {
     this.left = frames > 0 ? Math.max(0, total - firstLook * frames) / frames : 0;
   }
 
+  /** Whether the frame's share still holds looks costing `cost` in all (nothing taken). */
+  affords(cost: number): boolean {
+    return this.left >= cost;
+  }
+
   /** A closer look costing `cost`: granted while the frame's share holds it. */
   take(cost: number): boolean {
     if (this.left < cost) return false;

@@ -515,7 +515,8 @@ export class ClipClassifier implements Classifier {
     // runs on this frame. Otherwise, while the frame's share of the clip's budget allows and
     // the motion stays unexplained, it looks at the whole frame too, then the other tasks (a
     // classifier for what the detector does not know) look at the region, or the whole frame
-    // when there is none. What several views found is merged.
+    // when there is none (before the whole frame, where the share pays for only one of the two).
+    // What several views found is merged.
     const first = this.firstLookModels();
     if (!budget) {
       await runAll(first, choice.crop); // a look again: its region only
@@ -528,7 +529,12 @@ export class ClipClassifier implements Classifier {
     }
     const moving = choice.sample.region!;
     if (this.explains(await runAll(first, choice.crop), moving)) return findings();
-    if (choice.crop && budget.take(costOf(first)) && this.explains(await runAll(first, undefined), moving)) return findings();
+    // Where the frame's share cannot pay for both, the other models' look at the region comes
+    // before the detector's at the whole frame, which is then left out: another model knows what
+    // the detector does not (a car from straight above, a flag, a spider), where the whole frame
+    // shows the detector the same moment again, smaller.
+    const othersFirst = others.length > 0 && choice.crop !== undefined && !budget.affords(costOf(first) + costOf(others));
+    if (!othersFirst && choice.crop && budget.take(costOf(first)) && this.explains(await runAll(first, undefined), moving)) return findings();
     if (others.length && (budget.take(costOf(others)) || budget.assured)) await runAll(others, choice.crop);
     return findings();
   }

@@ -127,6 +127,17 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('intrusion');
   });
 
+  // At 1080p a frame's share of the budget paid the detector's look at the whole frame or the
+  // classifier's at the region, not both (runtime/pipeline/README.md, "Networks"): the whole
+  // frame came first, the classifier never looked, and the detector saw the cars once at 0.42.
+  it('the same cars filmed at 1080p: the classifier looks before the whole frame does, vehicule and intrusion', async () => {
+    const sharper = path.join(dir, 'lot-1080p.mp4');
+    await ffmpeg(['-i', real('parking_overhead_cars.mp4'), '-an', '-vf', 'scale=1920:-2', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', sharper]);
+    const r = await classify(sharper);
+    expect(r.labels).to.include.members(['vehicule', 'intrusion']);
+    expect(r.risk).to.equal('intrusion');
+  });
+
   // Standing water on the lot, on either side of the lane the car drives down (it would cover the rings)
   const puddles = [{ x: 0, y: 0.35, w: 0.24, h: 0.6 }, { x: 0.76, y: 0.1, w: 0.24, h: 0.55 }];
   it('rain landing on puddles of the parking lot, its drops unseen in the air: the rings are no sway (no plant or wind), the car still found', async () => {

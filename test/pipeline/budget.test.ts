@@ -27,4 +27,15 @@ describe('the inference budget', () => {
     expect(framesAffordable(clipBudget([detector, classifier], 1, 0), detector)).to.equal(1);
     expect(new FrameBudget(clipBudget([detector, classifier], 1, 0), detector, 1).take(1)).to.equal(false);
   });
+
+  it("says whether a frame's share holds looks without taking them", () => {
+    const detector = 300 * 300;
+    const classifier = 224 * 224;
+    // a share of 1.5 classifier looks: one of them, not the detector's and the classifier's together
+    const budget = new FrameBudget(detector + 1.5 * classifier, detector, 1);
+    expect(budget.affords(detector + classifier)).to.equal(false);
+    expect(budget.affords(classifier)).to.equal(true);
+    expect(budget.take(classifier)).to.equal(true); // affords took nothing
+    expect(budget.affords(classifier)).to.equal(false);
+  });
 });

@@ -412,6 +412,11 @@ export interface SwayFindings {
 const cellCentre = (c: number, grid: Grid) => ({ x: ((c % grid.x) + 0.5) / grid.x, y: (Math.floor(c / grid.x) + 0.5) / grid.y });
 
 /**
+ * Foliage and flutters from how the cells moved. Cells under `explained` boxes (a person,
+ * vehicle or animal found there: someone fidgeting in place persists too) do not count. Nothing
+ * when the camera moved: a shaken, panning or zooming camera moves every cell.
+ */
+/**
  * A sway is smooth in time: at 10 samples a second a sway of 0.3 to 2 Hz takes 5 to 33 samples
  * a period, and a cell's flow correlates with the previous sample's by cos(2π f / 10), 0.3 or
  * more. Noise in one sample enters two differences with opposite signs: -1/2. Codec noise is
@@ -465,31 +470,19 @@ export function swayingShare(box: Box, swaying: Uint8Array, grid: Grid): number 
   return swaying[y * grid.x + x]!;
 }
 
-/**
- * Foliage and flutters from how the cells moved. Cells under `explained` boxes (a person,
- * vehicle or animal found there: someone fidgeting in place persists too) do not count. Nothing
- * when the camera moved: a shaken, panning or zooming camera moves every cell.
- */
 export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explained: Box[] = []): SwayFindings {
   if (!sway?.cameraStill) return { foliage: 0, flutters: [] };
-  const moving = new Uint8Array(sway.duty.length);
   const persistent = new Uint8Array(sway.duty.length);
-  for (let c = 0; c < moving.length; c++) {
+  for (let c = 0; c < persistent.length; c++) {
     const centre = cellCentre(c, grid);
-    moving[c] = sway.duty[c]! >= PERSISTENT ? 1 : 0;
-    persistent[c] = moving[c] && !explained.some((b) => inside(centre, b)) ? 1 : 0;
+    persistent[c] = sway.duty[c]! >= PERSISTENT && !explained.some((b) => inside(centre, b)) ? 1 : 0;
   }
-  // Foliage where most of a group goes back and forth: a walker's cells persist but go one way.
-  // The group is judged whole, found things' cells and all: a walker coming towards the camera
-  // persists over the cells he crosses, and where his box at the moment looked at leaves some of
-  // them out, those left, where his limbs swing, were a group of their own that went back and forth.
-  const swaying = new Uint8Array(moving.length);
-  for (const group of cellGroups(moving, grid)) {
-    const backAndForth = group.filter((c) => swaysBackAndForth(sway, c));
-    if (backAndForth.length * 2 >= group.length) for (const c of backAndForth) swaying[c] = persistent[c]!;
-  }
+  const swaying = new Uint8Array(persistent.length);
   const flutters: Flutter[] = [];
   for (const group of cellGroups(persistent, grid)) {
+    const backAndForth = group.filter((c) => swaysBackAndForth(sway, c));
+    // foliage where most of a group goes back and forth (a walker's cells persist but go one way)
+    if (backAndForth.length * 2 >= group.length) for (const c of backAndForth) swaying[c] = 1;
     const xs = group.map((c) => c % grid.x), ys = group.map((c) => Math.floor(c / grid.x));
     const x0 = Math.min(...xs), y0 = Math.min(...ys);
     const w = Math.max(...xs) - x0 + 1, h = Math.max(...ys) - y0 + 1;

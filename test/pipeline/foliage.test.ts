@@ -250,17 +250,6 @@ describe('foliage: local motion, sway and flags', () => {
     expect(swayFindings(sway, GRID, [{ x: 4 / 12, y: 2 / 9, w: 3 / 12, h: 5 / 9 }]).foliage).to.equal(0);
   });
 
-  it('a walker coming towards the camera persists over the cells he crosses, one way: his limbs swinging at the edge of his path, outside his box of the moment, are no foliage', () => {
-    const path = gridBlock(4, 3, 5, 6); // columns 4 to 8, rows 3 to 8
-    const limbs = (c: number) => c % GRID.x === 8 && [5, 6, 7].includes(Math.floor(c / GRID.x));
-    const sway = describeSway(cellMotion(40, (c, t) => (limbs(c) ? [0.3 * Math.cos(t + c), 0] : path(c) ? [0, 0.3] : [0, 0])), 10);
-    const box = { x: 4 / 12, y: 3 / 9, w: 4 / 12, h: 6 / 9 }; // columns 4 to 7
-    // Judged alone, the column his box leaves out would be half back and forth: three swaying
-    // cells side by side, a bush. The whole path goes one way.
-    expect(swayFindings(sway, GRID, [box]).foliage).to.equal(0);
-    expect(swayFindings(sway, GRID).foliage).to.equal(0);
-  });
-
   it('a compact patch fluttering in place is a place a flag may be; the classifier decides', () => {
     const cloth = gridBlock(5, 1, 3, 2);
     const sway = describeSway(cellMotion(40, (c, t) => (cloth(c) ? [0.2, 0.8 * Math.sin(2 * Math.PI * 0.25 * t)] : [0, 0])), 10);

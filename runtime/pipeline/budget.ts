@@ -62,7 +62,7 @@ export class FrameBudget {
 
   /** A closer look costing `cost`: granted while the frame's share holds it. */
   take(cost: number): boolean {
-    if (this.left < cost) return false;
+    if (!this.affords(cost)) return false;
     this.left -= cost;
     return true;
   }

@@ -533,8 +533,8 @@ export class ClipClassifier implements Classifier {
     // before the detector's at the whole frame, which is then left out: another model knows what
     // the detector does not (a car from straight above, a flag, a spider), where the whole frame
     // shows the detector the same moment again, smaller.
-    const othersFirst = others.length > 0 && choice.crop !== undefined && !budget.affords(costOf(first) + costOf(others));
-    if (!othersFirst && choice.crop && budget.take(costOf(first)) && this.explains(await runAll(first, undefined), moving)) return findings();
+    const wholeFrameToo = choice.crop !== undefined && (others.length === 0 || budget.affords(costOf(first) + costOf(others)));
+    if (wholeFrameToo && budget.take(costOf(first)) && this.explains(await runAll(first, undefined), moving)) return findings();
     if (others.length && (budget.take(costOf(others)) || budget.assured)) await runAll(others, choice.crop);
     return findings();
   }

@@ -5,6 +5,7 @@ import type { Box, CameraRules, Detection, KeyFrame, Risk, Scores, ServiceLabel 
 import type { Manifest } from '../core/model-manifest.js';
 import { area, centreDistance, covered, inside, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
+import { cellGroups } from './cell-groups.js';
 import { eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
 import type { Sighting } from './decoders.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
@@ -403,6 +404,24 @@ export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, j
   return dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1);
 }
 
+/** The box of one cell of the motion pass's grid. */
+const cellBox = (c: number): Box => ({ x: (c % MOTION_GRID.x) / MOTION_GRID.x, y: Math.floor(c / MOTION_GRID.x) / MOTION_GRID.y, w: 1 / MOTION_GRID.x, h: 1 / MOTION_GRID.y });
+
+/**
+ * Where a thing found in a frame was: its box, and the cells that stood out of the clip's
+ * background in that frame's sample joined to it (the group of foreground cells its box's
+ * centre cells are in). The detector boxes what it recognised, a walker's body; what moves with
+ * it spreads past the box (a limb swinging, a second walker beside, a walker coming nearer),
+ * and those cells, moved back and forth over the clip, passed for foliage beside the walker. A
+ * bush swaying about its place stays in the background (each pixel's median keeps its middle
+ * pose) and seldom stands out of it.
+ */
+function foundPlace(box: Box, sample: MotionSample): Box[] {
+  const under = (c: number) => inside({ x: (c % MOTION_GRID.x + 0.5) / MOTION_GRID.x, y: (Math.floor(c / MOTION_GRID.x) + 0.5) / MOTION_GRID.y }, box);
+  const joined = cellGroups(sample.foreground, MOTION_GRID).filter((group) => group.some(under));
+  return [box, ...joined.flat().map(cellBox)];
+}
+
 /** A box lying this much inside a place that flutters is of what flutters there: the detector's flag, a creature's path in a flag's place. */
 const FLAG_OWN = 0.5;
 
@@ -414,7 +433,7 @@ const FLAG_OWN = 0.5;
  */
 export function weather(scores: Scores, frames: FrameFindings[], pattern: MotionPattern, judge: Judge): { flagPlace?: Box } {
   raise(scores, 'rain', rainScore(pattern));
-  const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= judge.unsure).map((d) => d.box));
+  const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= judge.unsure).flatMap((d) => foundPlace(d.box, f.sample)));
   // the classifier's flag score wherever it looked; the detector's where it boxed the flag
   const flags = frames.flatMap((f) => (f.flags ?? []).filter((s) => !birdOfAFlock(s, f.t, frames, pattern.aspect ?? 1)));
   const flagAt = (place: Box) => Math.max(scores.flag ?? 0, ...flags.filter((s) => covered(s.box, place) >= FLAG_OWN).map((s) => s.score));

@@ -226,6 +226,25 @@ describe('decide, step 2: the weather', () => {
     expect(faint).to.include.keys('plant', 'wind');
   });
 
+  it("what stood out of the background joined to a found person's box, at that moment, is the person's (limbs, a walker beside): no foliage; a sway beside it that did not stand out is", () => {
+    const body: Box = { x: 1 / MOTION_GRID.x, y: 1 / MOTION_GRID.y, w: 2 / MOTION_GRID.x, h: 4 / MOTION_GRID.y }; // the crown's first two columns
+    const seenWith = (foreground: Uint8Array): FrameFindings[] => {
+      const f = frame(0, [person(0.9, body)], crownBox);
+      return [{ ...f, sample: { ...f.sample, foreground } }];
+    };
+    const joined: Scores = {};
+    weather(joined, seenWith(cellsUnder(crownBox)), swaying, judge);
+    expect(joined).to.not.have.any.keys('plant', 'wind');
+    // only the body stood out, or something apart from it: the crown's other cells sway on their own
+    const apart = cellsUnder(body);
+    apart[7 * MOTION_GRID.x + 9] = 1;
+    for (const foreground of [cellsUnder(body), apart]) {
+      const beside: Scores = {};
+      weather(beside, seenWith(foreground), swaying, judge);
+      expect(beside).to.include.keys('plant', 'wind');
+    }
+  });
+
   it('a plant the classifier was surer of keeps its score', () => {
     const scores: Scores = { plant: 0.97 };
     weather(scores, [frame(0, [], crownBox)], swaying, judge);

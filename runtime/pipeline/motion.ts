@@ -427,7 +427,7 @@ export async function analyseMotion(
   );
   if (pattern.sway && !pattern.sway.cameraStill) {
     if (stride === 1) addLocalMotion(kept, grid); // every sample kept: each one's from them
-    followTheView(samples, kept, grid);
+    followTheView(samples, kept, grid, !falling);
   }
   let movers: SmallMovers | undefined;
   let released = false;
@@ -454,18 +454,29 @@ function addLocalMotion(kept: Array<{ sample: MotionSample; frame: Uint8Array }>
  * On a camera that moved, where each sample's view lies (MotionSample.view): matched between
  * the kept samples, where the camera moved between them (it moved the view rigidly in one of
  * the samples between, or they lie past the first SWAY_SECONDS, where that is not measured),
- * and in between the kept samples (a long clip's stride) by the nearer one before.
+ * and in between the kept samples (a long clip's stride) by the nearer one before. With
+ * `reframe`, each sample's region is around what moves on in the scene (goingOn): not in rain
+ * or snow, whose drops change the scene on and on too (a downpour's overlap from sample to
+ * sample at this size), and where the wet rule drew the regions.
  */
-function followTheView(samples: MotionSample[], kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid): void {
+function followTheView(samples: MotionSample[], kept: Array<{ sample: MotionSample; frame: Uint8Array }>, grid: PixelGrid, reframe: boolean): void {
   const indexOf = (sample: MotionSample) => Math.round(sample.t * SAMPLE_FPS);
   const moved = (k: number) => {
     const between = samples.slice(indexOf(kept[k - 1]!.sample) + 1, indexOf(kept[k]!.sample) + 1);
     return between.some((s) => !s.local || s.local.camera > 0);
   };
   const path = viewPath(kept.map((k) => k.frame), grid.width, grid.height, moved);
+  let last: { box: Box; view: ViewOffset } | undefined; // where something last moved on, and the view then
   for (let k = 1; k < kept.length; k++) {
     const shift = { dx: (path[k]!.x - path[k - 1]!.x) * grid.width, dy: (path[k]!.y - path[k - 1]!.y) * grid.height };
-    kept[k]!.sample.sceneCells = sceneChanges(kept[k - 1]!.frame, kept[k]!.frame, shift, grid);
+    const sample = kept[k]!.sample;
+    const scene = sceneChanges(kept[k - 1]!.frame, kept[k]!.frame, shift, grid);
+    sample.sceneCells = scene.cells;
+    const going = goingOn(scene, kept[k - 1]!.sample.sceneCells);
+    if (going) last = { box: groupBox(going), view: path[k]! };
+    // a body that stops moving on is still there, where the scene carried it in the view
+    const there = last && inFrame({ ...last.box, x: last.box.x + path[k]!.x - last.view.x, y: last.box.y + path[k]!.y - last.view.y });
+    if (reframe && there && sample.region) sample.region = there;
   }
   let k = 0;
   for (const sample of samples) {
@@ -474,13 +485,46 @@ function followTheView(samples: MotionSample[], kept: Array<{ sample: MotionSamp
   }
 }
 
+/** The part of a box inside the frame; none when it lies out of it. */
+function inFrame(box: Box): Box | undefined {
+  const x = Math.max(0, box.x), y = Math.max(0, box.y);
+  const w = Math.min(1, box.x + box.w) - x, h = Math.min(1, box.y + box.h) - y;
+  return w > 0 && h > 0 ? { x, y, w, h } : undefined;
+}
+
+/**
+ * A body moving in the scene covers or uncovers most of a cell it passes: at least this share
+ * of some cell's pixels changed. A sub-pixel misalignment of the view leaves a line of a pixel or
+ * two along a still edge, under a third of a cell of 8 x 6 px (measured: a quarter at most on
+ * the made pans of still pictures and the shaken empty room; 0.4 to 0.9 where the walkers go).
+ */
+const BODY_SHARE = 0.4;
+
+/**
+ * On a camera that moved, what moves on in the scene: the largest group of a sample's scene
+ * changes, where most of it, two cells at least, changed in the sample before too, and some cell
+ * of it is mostly changed (BODY_SHARE). A body moving through the scene goes less than its own
+ * size in a tenth of a second and overlaps where it was; what the view's shift leaves of still
+ * edges (a sub-pixel misalignment) is thin, and flickers from sample to sample. A sample's region is then around that body, not around the whole view
+ * sliding by (a shaken camera framed a walker's every look at the middle of the view, and cut
+ * him off), and after it stops, where it was; where nothing moved on yet (a pan over seated
+ * people), the view stays the region.
+ */
+function goingOn(scene: { cells: Uint8Array; share: Float32Array }, before: Uint8Array | undefined): number[] | undefined {
+  if (!before) return undefined;
+  const largest = cellGroups(scene.cells, MOTION_GRID).sort((a, b) => b.length - a.length)[0] ?? [];
+  const stayed = largest.filter((c) => before[c]).length;
+  const covers = largest.some((c) => scene.share[c]! >= BODY_SHARE);
+  return covers && stayed >= 2 && 2 * stayed >= largest.length ? largest : undefined;
+}
+
 /**
  * The cells where `cur` changed from `prev` laid onto it by the view's shift (bilinear, a
  * fraction of a pixel), counted as compare() counts changes, specks left out: what moved in
- * the scene while the camera moved. Pixels whose counterpart lies out of `prev`'s view do not
- * count.
+ * the scene while the camera moved; and the share of each cell's pixels that changed. Pixels
+ * whose counterpart lies out of `prev`'s view do not count.
  */
-function sceneChanges(prev: Uint8Array, cur: Uint8Array, shift: { dx: number; dy: number }, grid: PixelGrid): Uint8Array {
+function sceneChanges(prev: Uint8Array, cur: Uint8Array, shift: { dx: number; dy: number }, grid: PixelGrid): { cells: Uint8Array; share: Float32Array } {
   const { width, height } = grid;
   const changed = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {
@@ -499,8 +543,9 @@ function sceneChanges(prev: Uint8Array, cur: Uint8Array, shift: { dx: number; dy
     }
   }
   const specks = findSpecks(changed, width, height);
-  for (let i = 0; i < changed.length; i++) if (specks[i]) changed[i] = 0;
-  return activeCells(changed, grid);
+  const counts = new Uint32Array(GRID_X * GRID_Y);
+  for (let i = 0; i < changed.length; i++) if (changed[i] && !specks[i]) counts[grid.cellOf[i]!]++;
+  return { cells: cellsOver(counts, grid.size), share: Float32Array.from(counts, (n, c) => n / Math.max(1, grid.size[c]!)) };
 }
 
 /** The width of the motion pass's gray frames. */

@@ -279,6 +279,17 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('danger');
   });
 
+  // On a camera that moves, the looks are framed around what moves on in the scene, not around the
+  // whole view sliding by: every look at the middle of the shaken view cut the worker off and left
+  // his box at one place (danger).
+  it('a walker, and shoppers, seen by a camera shaken by the wind: person and intrusion', async () => {
+    for (const clip of ['worker_hardhat_walking.mp4', 'store_aisle_shoppers.mp4']) {
+      const r = await classify(await weatherClip(real(clip), path.join(dir, `shaken-${clip}`), { kind: 'dry' }, { shake: true }));
+      expect(r.labels, clip).to.include.members(['person', 'intrusion']);
+      expect(r.risk, clip).to.equal('intrusion');
+    }
+  });
+
   // Small movers are followed against a background that stands still; a camera that moves has none.
   it('an empty room seen by a panning or shaking camera: no animal in its edges sliding by, safe', async () => {
     const room = real('indoor_empty_room.mp4');

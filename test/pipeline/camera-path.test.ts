@@ -5,11 +5,13 @@ import path from 'node:path';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import { laidOnto, steadyPan, viewPath, viewShift } from '../../runtime/pipeline/camera-path.js';
+import type { Box } from '../../runtime/core/analysis.js';
 import { analyseMotion, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { panClip, tempDir, walkerClip } from '../support/clips.js';
 import { media } from '../support/paths.js';
 import { seeded } from '../support/random.js';
+import { weatherClip } from '../support/weather.js';
 
 const WIDTH = 96;
 const HEIGHT = 54;
@@ -97,6 +99,25 @@ describe('where the camera pointed', function () {
       expect(inFrame, image).to.be.above(0.15);
       expect(mean((s) => s.sceneCells!), image).to.be.below(inFrame / 4);
     }
+  });
+
+  it('a camera shaken or panning over a real walker: the moving region of each sample is around him, where it is on the clip held still, not around the whole view sliding by', async () => {
+    const dir = tempDir('vigil-camera-path-');
+    const regionsOf = async (file: string) => (await analyseMotion(await probeClip(file), new AbortController().signal)).samples.flatMap((s) => (s.region ? [s.region] : []));
+    const middle = (regions: Box[]) => regions.map((r) => r.x + r.w / 2).sort((a, b) => a - b)[regions.length >> 1]!;
+    const meanArea = (regions: Box[]) => regions.reduce((sum, r) => sum + r.w * r.h, 0) / regions.length;
+    const walker = media('real/worker_hardhat_walking.mp4');
+    const still = await regionsOf(walker);
+    for (const camera of [{ shake: true }, { pan: true }]) {
+      const moved = await regionsOf(await weatherClip(walker, path.join(dir, `${Object.keys(camera)[0]}.mp4`), { kind: 'dry' }, camera));
+      expect(moved.length, JSON.stringify(camera)).to.be.at.least(still.length - 2);
+      expect(middle(moved), JSON.stringify(camera)).to.be.closeTo(middle(still), 0.1);
+      expect(meanArea(moved), JSON.stringify(camera)).to.be.at.most(meanArea(still));
+    }
+    // nothing moves on in a still picture panned across: what the view's misalignment leaves
+    // along its edges is thin, and the regions stay the moving view
+    const portrait = await regionsOf(await panClip('grace_hopper.png', path.join(dir, 'portrait.mp4')));
+    expect(Math.min(...portrait.map((r) => r.w * r.h))).to.be.above(0.5);
   });
 
   it('a still camera: no view to follow (a real clip with a walker), nor where a walker is the only texture in view', async () => {

@@ -34,6 +34,13 @@ export function covered(inner: Box, outer: Box): number {
   return w > 0 && h > 0 && area(inner) > 0 ? (w * h) / area(inner) : 0;
 }
 
+/** The part of a box inside the frame; none when it lies out of it. */
+export function inFrame(box: Box): Box | undefined {
+  const x = Math.max(0, box.x), y = Math.max(0, box.y);
+  const w = Math.min(1, box.x + box.w) - x, h = Math.min(1, box.y + box.h) - y;
+  return w > 0 && h > 0 ? { x, y, w, h } : undefined;
+}
+
 /** Maps a box found inside a view (a crop, or the whole frame when none) back to frame coordinates. */
 export function fromCrop(box: Box, crop: Box | undefined): Box {
   if (!crop) return box;

@@ -8,6 +8,7 @@
 // its view the same way and a walker or a car moves some of them: the shift of the largest group
 // of blocks that went together, where it spans the view, to a fraction of a pixel. Added up from
 // the clip's start, the shifts say where each sample's view lies against the first one's.
+import type { Box } from '../core/analysis.js';
 import { median } from '../core/median.js';
 
 /** Where the view's content has moved since the clip's first sample, in shares of the frame's width and height. */
@@ -182,6 +183,11 @@ export function viewShift(a: Uint8Array, b: Uint8Array, width: number, height: n
  * where it held still the view stays, so the small errors of matching a still view do not add
  * up over a long clip. Each pair is searched around the shift of the pair before.
  */
+/** A box seen in the view `from`, where the same place in the scene lies in the view `to`: shifted as the view's content moved. */
+export function inView(box: Box, from: ViewOffset, to: ViewOffset): Box {
+  return { ...box, x: box.x + to.x - from.x, y: box.y + to.y - from.y };
+}
+
 export function viewPath(frames: Uint8Array[], width: number, height: number, moved: (k: number) => boolean): ViewOffset[] {
   const path: ViewOffset[] = [{ x: 0, y: 0 }];
   let last: { dx: number; dy: number } | undefined;

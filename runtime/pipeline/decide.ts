@@ -6,7 +6,8 @@ import type { Manifest } from '../core/model-manifest.js';
 import { area, centreDistance, covered, inside, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { cellGroups } from './cell-groups.js';
-import { eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
+import { cellCentre, eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
+import { inView } from './camera-path.js';
 import type { Sighting } from './decoders.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
 import { followedScore, type MoverTrack, type SmallMovers } from './small-movers.js';
@@ -43,8 +44,7 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
  * on a still camera, where it was.
  */
 export function inViewOf(box: Box, from: MotionSample, to: MotionSample): Box {
-  if (!from.view || !to.view) return box;
-  return { ...box, x: box.x + to.view.x - from.view.x, y: box.y + to.view.y - from.view.y };
+  return from.view && to.view ? inView(box, from.view, to.view) : box;
 }
 
 /**
@@ -417,8 +417,7 @@ const cellBox = (c: number): Box => ({ x: (c % MOTION_GRID.x) / MOTION_GRID.x, y
  * pose) and seldom stands out of it.
  */
 function foundPlace(box: Box, sample: MotionSample): Box[] {
-  const under = (c: number) => inside({ x: (c % MOTION_GRID.x + 0.5) / MOTION_GRID.x, y: (Math.floor(c / MOTION_GRID.x) + 0.5) / MOTION_GRID.y }, box);
-  const joined = cellGroups(sample.foreground, MOTION_GRID).filter((group) => group.some(under));
+  const joined = cellGroups(sample.foreground, MOTION_GRID).filter((group) => group.some((c) => inside(cellCentre(c, MOTION_GRID), box)));
   return [box, ...joined.flat().map(cellBox)];
 }
 

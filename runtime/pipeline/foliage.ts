@@ -409,7 +409,8 @@ export interface SwayFindings {
   flutters: Flutter[];
 }
 
-const cellCentre = (c: number, grid: Grid) => ({ x: ((c % grid.x) + 0.5) / grid.x, y: (Math.floor(c / grid.x) + 0.5) / grid.y });
+/** The centre of a grid cell, in shares of the frame (as boxes are). */
+export const cellCentre = (c: number, grid: Grid) => ({ x: ((c % grid.x) + 0.5) / grid.x, y: (Math.floor(c / grid.x) + 0.5) / grid.y });
 
 /**
  * Foliage and flutters from how the cells moved. Cells under `explained` boxes (a person,

@@ -13,7 +13,8 @@ import { CopyNotWritten, DECODE_THREADS, readFrameSets, readSparseGrays, scaledS
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { backToBack, dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
 import { cellTexture, describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
-import { viewPath, type ViewOffset } from './camera-path.js';
+import { inView, viewPath, type ViewOffset } from './camera-path.js';
+import { inFrame } from './boxes.js';
 import { bytesOf } from '../core/bytes.js';
 import { BufferPool } from '../core/buffer-pool.js';
 
@@ -475,7 +476,7 @@ function followTheView(samples: MotionSample[], kept: Array<{ sample: MotionSamp
     const going = goingOn(scene, kept[k - 1]!.sample.sceneCells);
     if (going) last = { box: groupBox(going), view: path[k]! };
     // a body that stops moving on is still there, where the scene carried it in the view
-    const there = last && inFrame({ ...last.box, x: last.box.x + path[k]!.x - last.view.x, y: last.box.y + path[k]!.y - last.view.y });
+    const there = last && inFrame(inView(last.box, last.view, path[k]!));
     if (reframe && there && sample.region) sample.region = there;
   }
   let k = 0;
@@ -483,13 +484,6 @@ function followTheView(samples: MotionSample[], kept: Array<{ sample: MotionSamp
     while (k + 1 < kept.length && indexOf(kept[k + 1]!.sample) <= indexOf(sample)) k++;
     sample.view = path[k];
   }
-}
-
-/** The part of a box inside the frame; none when it lies out of it. */
-function inFrame(box: Box): Box | undefined {
-  const x = Math.max(0, box.x), y = Math.max(0, box.y);
-  const w = Math.min(1, box.x + box.w) - x, h = Math.min(1, box.y + box.h) - y;
-  return w > 0 && h > 0 ? { x, y, w, h } : undefined;
 }
 
 /**

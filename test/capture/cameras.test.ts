@@ -28,7 +28,9 @@ describe('camera capture', function () {
   before(async () => {
     dir = tempDir('vigil-capture-');
     if (rtspBinary) {
-      const clip = await panClip('traffic_0001.png', path.join(dir, 'traffic.mp4'), 4, 10, 320);
+      // a key frame each second, as cameras stream: a recording starts at one (ffmpeg reads the
+      // stream up to it before it writes), and one every 4 s left a 2 s recording 7 s at most
+      const clip = await panClip('traffic_0001.png', path.join(dir, 'traffic.mp4'), 4, 10, 320, 1);
       rtsp = await new RtspCamera(rtspBinary, clip, 'traffic').start();
     }
     mjpeg = await new MjpegCamera('viewer', PASSWORD).start(dir);

@@ -36,12 +36,16 @@ export async function stillClip(image: string, out: string, seconds = 3, fps = 1
   return out;
 }
 
-/** A slow pan across an image: a crop window moving left to right, so the scene has motion. */
-export async function panClip(image: string, out: string, seconds = 4, fps = 10, width = 640): Promise<string> {
+/**
+ * A slow pan across an image: a crop window moving left to right, so the scene has motion.
+ * `keyframeS`: a key frame this often, as a camera streams (by default the encoder's own, one
+ * at the start of a short clip).
+ */
+export async function panClip(image: string, out: string, seconds = 4, fps = 10, width = 640, keyframeS?: number): Promise<string> {
   await ffmpeg([
     '-loop', '1', '-framerate', String(fps), '-i', media(image), '-t', String(seconds),
     '-vf', `scale=${Math.round(width * 1.25)}:-2,crop=${width}:ih:'(iw-ow)*t/${seconds}':0,scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p`,
-    '-c:v', 'libx264', '-preset', 'ultrafast', out,
+    '-c:v', 'libx264', '-preset', 'ultrafast', ...(keyframeS ? ['-g', String(Math.round(keyframeS * fps))] : []), out,
   ]);
   return out;
 }

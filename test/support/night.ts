@@ -33,7 +33,7 @@ function medianBackground(frames: Buffer[], size: number): Uint8Array {
 }
 
 /** The pixels of a frame that stand apart from the background, closed over holes of a pixel. */
-export function walkerMask(frame: Buffer, bg: Uint8Array, width: number, height: number, threshold: number): Uint8Array {
+function walkerMask(frame: Buffer, bg: Uint8Array, width: number, height: number, threshold: number): Uint8Array {
   const raw = new Uint8Array(width * height);
   for (let p = 0; p < raw.length; p++) raw[p] = Math.abs(frame[p]! - bg[p]!) > threshold ? 1 : 0;
   const mask = new Uint8Array(raw.length);
@@ -47,6 +47,43 @@ export function walkerMask(frame: Buffer, bg: Uint8Array, width: number, height:
   return mask;
 }
 
+/**
+ * Only the largest 8-connected part of a mask: the body, where the clip it is cut from shows
+ * other things apart from their median too (the mouse arena's rim, whose light flickers).
+ */
+export function largestPart(mask: Uint8Array, width: number, height: number): Uint8Array {
+  const label = new Int32Array(mask.length).fill(-1);
+  let best: number[] = [];
+  for (let start = 0; start < mask.length; start++) {
+    if (!mask[start] || label[start] !== -1) continue;
+    const part = [start];
+    label[start] = start;
+    for (let k = 0; k < part.length; k++) {
+      const p = part[k]!;
+      const x = p % width, y = (p - x) / width;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const X = x + dx, Y = y + dy;
+          const q = Y * width + X;
+          if (X < 0 || Y < 0 || X >= width || Y >= height || !mask[q] || label[q] !== -1) continue;
+          label[q] = start;
+          part.push(q);
+        }
+      }
+    }
+    if (part.length > best.length) best = part;
+  }
+  const body = new Uint8Array(mask.length);
+  for (const p of best) body[p] = 1;
+  return body;
+}
+
+/** What of a frame of the carried clip is carried: what stands apart from its background, or only the largest part of it. */
+export function bodyMask(frame: Buffer, bg: Uint8Array, width: number, height: number, bodyOnly = false): Uint8Array {
+  const mask = walkerMask(frame, bg, width, height, 24);
+  return bodyOnly ? largestPart(mask, width, height) : mask;
+}
+
 export interface FarWalkerOptions {
   /** the walker clip's scale in the wide view (0.35: a walker 90 px tall in the clip is 32 px) */
   scale: number;
@@ -56,6 +93,8 @@ export interface FarWalkerOptions {
   height?: number;
   fps?: number;
   seed?: number;
+  /** only the largest part of what stands apart from the clip's background is carried (largestPart) */
+  bodyOnly?: boolean;
 }
 
 /** A real walker cut out of his clip and carried into another scene (farNightWalkerClip, thermal.ts). */
@@ -101,7 +140,7 @@ export async function farNightWalkerClip(walker: string, scene: string, out: str
   return encodeFrames({
     width, height, fps, frames: frames.length,
     async frame(i) {
-      const mask = walkerMask(frames[i]!, bg, w, h, 24);
+      const mask = bodyMask(frames[i]!, bg, w, h, options.bodyOnly);
       const rgb = Buffer.alloc(width * height * 3);
       for (let y = 0; y < height; y++) {
         for (let x = 0; x < width; x++) {

@@ -4,7 +4,7 @@
 // flat: skin and clothes at body heat keep little of their visible texture. The scene is cool,
 // dark and low in contrast (a narrow band of temperatures), soft (a 640x480 sensor behind
 // germanium optics blurs an edge over a pixel or two), with the sensor's temporal noise.
-import { carryWalker, walkerMask, type FarWalkerOptions } from './night.js';
+import { bodyMask, carryWalker, type FarWalkerOptions } from './night.js';
 import { encodeFrames } from './sky.js';
 
 /** As a far walker at night's: the walker clip's scale and place in the view (640x480 unless said). */
@@ -57,7 +57,7 @@ export async function thermalWalkerClip(walker: string, scene: string, out: stri
   return encodeFrames({
     width, height, fps, frames: frames.length,
     async frame(i) {
-      const mask = walkerMask(frames[i]!, bg, w, h, 24);
+      const mask = bodyMask(frames[i]!, bg, w, h, options.bodyOnly);
       const heat = cool.slice();
       for (let y = 0; y < h; y++) {
         for (let x = 0; x < w; x++) {

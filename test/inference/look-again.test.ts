@@ -99,6 +99,17 @@ describe('looking again (default pack, real models)', function () {
     expect(result.labels).to.include('person');
   });
 
+  // The converse: a real mouse, cut out of its arena and carried onto the lot at night (about 25 px
+  // long in the 1280x720 view), is a small mover looked at closer too, and stays what it is.
+  it('a mouse running about the lot at night is looked at closer as a far walker would be, and is an animal, never a person: safe', async () => {
+    const mouse = await farNightWalkerClip(media('nuisance/mouse_arena_topdown.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'night-mouse.mp4'), { scale: 0.5, at: { x: 0.2, y: 0.35 }, bodyOnly: true });
+    const r = await vigilClassify(mouse);
+    expect(r.labels, JSON.stringify(r)).to.include('animal');
+    for (const label of ['person', 'vehicule', 'intrusion']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
+    expect(r.stats.inferences?.detector, 'the closer looks ran').to.be.at.least(2);
+  });
+
   /** The far walker as a camera of another resolution films him: the clip re-encoded at width x height, classified. */
   async function farWalkerFilmedAt(width: number, height: number) {
     const file = path.join(dir, `far-walker-${width}x${height}.mp4`);

@@ -444,15 +444,35 @@ export function weather(scores: Scores, frames: FrameFindings[], pattern: Motion
 }
 
 /**
+ * One body goes at most this many times its box's longer side in a second: a runner about four
+ * of his heights, a car in a street or a lot about as many of its lengths.
+ */
+const BODY_SIDES_PER_S = 6;
+
+/**
+ * Whether two boxed sightings could be one body's: the second's centre within reach of the
+ * first's, carried to the second's view (a camera that moved), its size plus the way a runner or
+ * a car goes in the time between.
+ */
+function oneBody(a: { t: number; sample: MotionSample; box: Box }, b: { t: number; sample: MotionSample; box: Box }, aspect: number): boolean {
+  const carried = inViewOf(a.box, a.sample, b.sample);
+  const side = Math.max(carried.w * aspect, carried.h, b.box.w * aspect, b.box.h);
+  return centreDistance(carried, b.box, aspect) <= side * (1 + BODY_SIDES_PER_S * Math.abs(a.t - b.t));
+}
+
+/**
  * Step 3, what counts as found: a label at its threshold, or a person or vehicle seen in
  * several frames, each time unsure (a dark or distant walker, a car seen from above), one of
- * them at confirm_score: agreement across frames stands in for one sure frame.
+ * them at confirm_score: agreement across frames stands in for one sure frame. They agree where
+ * one body could have been seen both times (oneBody): two unsure sightings further apart than
+ * anyone goes in the time between (leaves taken for a person at one moment, a moth at another)
+ * are two doubts, not one sure thing.
  */
-export function foundRule(frames: FrameFindings[], judge: Judge): (label: ServiceLabel, score: number) => boolean {
+export function foundRule(frames: FrameFindings[], judge: Judge, aspect = 1): (label: ServiceLabel, score: number) => boolean {
   const sightings = new Map(judge.intruders.map((label) => [label, sightingsOf(frames, label).map((s) => s.detection.score)]));
   const agreed = new Set(judge.intruders.filter((label) => {
-    const seen = sightings.get(label)!;
-    return seen.length >= AGREEING_FRAMES && Math.max(...seen) >= judge.unsure;
+    const seen = frames.flatMap((f) => f.detections.filter((d) => d.label === label).map((d) => ({ frame: f, t: f.t, sample: f.sample, box: d.box, score: d.score })));
+    return seen.some((a) => a.score >= judge.unsure && seen.some((b) => b.frame !== a.frame && oneBody(a, b, aspect)));
   }));
   // Margins: a person or vehicle seen in one frame only must clear its threshold by a step; the
   // pipeline looked at it again (doubts), and a second sighting makes it agreed.
@@ -478,12 +498,12 @@ export function creaturesWhereNoOne(scores: Scores, frames: FrameFindings[], fou
 /** A person or vehicle counts as found in these frames (after the second opinions). */
 export function someoneFound(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules): boolean {
   const judge = judgeOf(manifest, rules);
-  return intrudersFound(secondOpinions(found, pattern, judge), judge);
+  return intrudersFound(secondOpinions(found, pattern, judge), judge, pattern.aspect);
 }
 
 /** Whether the frames (past the second opinions) hold a person or vehicle found. */
-function intrudersFound(frames: FrameFindings[], judge: Judge): boolean {
-  const isFound = foundRule(frames, judge);
+function intrudersFound(frames: FrameFindings[], judge: Judge, aspect?: number): boolean {
+  const isFound = foundRule(frames, judge, aspect);
   return frames.some((f) => judge.intruders.some((l) => isFound(l, f.scores[l] ?? 0)));
 }
 
@@ -494,7 +514,7 @@ function intrudersFound(frames: FrameFindings[], judge: Judge): boolean {
 export function someoneUnsure(found: FrameFindings[], pattern: MotionPattern, manifest: Manifest, rules?: CameraRules): boolean {
   const judge = judgeOf(manifest, rules);
   const frames = secondOpinions(found, pattern, judge);
-  return !intrudersFound(frames, judge) && frames.some((f) => f.detections.some((d) => judge.intruders.includes(d.label)));
+  return !intrudersFound(frames, judge, pattern.aspect) && frames.some((f) => f.detections.some((d) => judge.intruders.includes(d.label)));
 }
 
 /**
@@ -670,7 +690,7 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   const scores: Scores = {};
   for (const frame of frames) for (const [label, score] of Object.entries(frame.scores)) raise(scores, label as ServiceLabel, score);
   const { flagPlace } = weather(scores, frames, pattern, judge);
-  const isFound = foundRule(frames, judge);
+  const isFound = foundRule(frames, judge, pattern.aspect);
   const creatures = creaturesWhereNoOne(scores, frames, isFound, judge, stillBackground(pattern) ? movers : undefined, flagPlace);
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => isFound(l, scores[l]!));
   const rainy = labels.includes('rain');

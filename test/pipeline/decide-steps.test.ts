@@ -279,6 +279,17 @@ describe('decide, step 3: what counts as found', () => {
     expect(foundRule(animals, judgeOf(manifest, rules({ intrusionLabels: ['animal'] })))('animal', 0.45)).to.equal(true);
   });
 
+  it('sightings agree only where one body could have made both: two small unsure persons across the view half a second apart are two doubts, not one person', () => {
+    const small = (x: number): Box => ({ x, y: 0.5, w: 0.03, h: 0.08 });
+    const apart = [frame(1, [person(0.42, small(0.05))], small(0.05)), frame(1.5, [person(0.42, small(0.85))], small(0.85))];
+    expect(foundRule(apart, judge)('person', 0.42)).to.equal(false);
+    // the same small sightings a runner's way apart (twice his size in half a second), or the far one seen long after, agree
+    const near = [frame(1, [person(0.42, small(0.05))], small(0.05)), frame(1.5, [person(0.42, small(0.15))], small(0.15))];
+    expect(foundRule(near, judge)('person', 0.42)).to.equal(true);
+    const later = [frame(1, [person(0.42, small(0.05))], small(0.05)), frame(6, [person(0.42, small(0.85))], small(0.85))];
+    expect(foundRule(later, judge)('person', 0.42)).to.equal(true);
+  });
+
   it("a camera's label filter: only the labels it lists, each from its own minimum", () => {
     const found = foundRule([], judgeOf(manifest, rules({ labels: { person: 0.7 } })));
     expect(found('person', 0.6)).to.equal(false);

@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ffmpegPath, ffprobePath } from '../../runtime/core/tools.js';
+import { connectedGroups } from '../../runtime/pipeline/cell-groups.js';
 import { encodeFrames } from './sky.js';
 import { seeded } from './random.js';
 
@@ -48,33 +49,14 @@ function walkerMask(frame: Buffer, bg: Uint8Array, width: number, height: number
 }
 
 /**
- * Only the largest 8-connected part of a mask: the body, where the clip it is cut from shows
- * other things apart from their median too (the mouse arena's rim, whose light flickers).
+ * Only the largest part of a mask (its pixels joined side by side or corner to corner): the
+ * body, where the clip it is cut from shows other things apart from their median too (the mouse
+ * arena's rim, whose light flickers).
  */
-export function largestPart(mask: Uint8Array, width: number, height: number): Uint8Array {
-  const label = new Int32Array(mask.length).fill(-1);
-  let best: number[] = [];
-  for (let start = 0; start < mask.length; start++) {
-    if (!mask[start] || label[start] !== -1) continue;
-    const part = [start];
-    label[start] = start;
-    for (let k = 0; k < part.length; k++) {
-      const p = part[k]!;
-      const x = p % width, y = (p - x) / width;
-      for (let dy = -1; dy <= 1; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const X = x + dx, Y = y + dy;
-          const q = Y * width + X;
-          if (X < 0 || Y < 0 || X >= width || Y >= height || !mask[q] || label[q] !== -1) continue;
-          label[q] = start;
-          part.push(q);
-        }
-      }
-    }
-    if (part.length > best.length) best = part;
-  }
+function largestPart(mask: Uint8Array, width: number, height: number): Uint8Array {
+  const parts = connectedGroups({ x: width, y: height }, (p) => mask[p] === 1, true);
   const body = new Uint8Array(mask.length);
-  for (const p of best) body[p] = 1;
+  for (const p of parts.reduce((a, b) => (b.length > a.length ? b : a), [])) body[p] = 1;
   return body;
 }
 

@@ -177,17 +177,17 @@ export function viewShift(a: Uint8Array, b: Uint8Array, width: number, height: n
   return { dx: median(together.map((v) => v.dx)), dy: median(together.map((v) => v.dy)) };
 }
 
+/** A box seen in the view `from`, where the same place in the scene lies in the view `to`: shifted as the view's content moved. */
+export function inView(box: Box, from: ViewOffset, to: ViewOffset): Box {
+  return { ...box, x: box.x + to.x - from.x, y: box.y + to.y - from.y };
+}
+
 /**
  * Where each frame's view lies against the first one's (ViewOffset), from consecutive gray
  * frames of width x height. `moved(k)` says whether the camera moved between frames k - 1 and k:
  * where it held still the view stays, so the small errors of matching a still view do not add
  * up over a long clip. Each pair is searched around the shift of the pair before.
  */
-/** A box seen in the view `from`, where the same place in the scene lies in the view `to`: shifted as the view's content moved. */
-export function inView(box: Box, from: ViewOffset, to: ViewOffset): Box {
-  return { ...box, x: box.x + to.x - from.x, y: box.y + to.y - from.y };
-}
-
 export function viewPath(frames: Uint8Array[], width: number, height: number, moved: (k: number) => boolean): ViewOffset[] {
   const path: ViewOffset[] = [{ x: 0, y: 0 }];
   let last: { dx: number; dy: number } | undefined;

@@ -41,6 +41,8 @@ export interface MoverTrack {
   pausing: number;
   /** the share of its path covered in hops longer than its own length from one frame to the next */
   hops: number;
+  /** the share of its links made among two or more things that could each have been its next sighting (blobs farther apart than PIECES_APART) */
+  guessed: number;
   /** how far it stands out from the background: its median blob's difference over the noise threshold */
   contrast: number;
   /** its median velocity in px a second (fine frame), to tell a common flow */
@@ -148,6 +150,19 @@ const MAX_HOPS = 0.75;
  * flicker linked up does not stay seen frame after frame.
  */
 const SEEN_THROUGHOUT = 0.9;
+/**
+ * ...and followed by its own sightings: a body darting alone is the only thing within reach of
+ * where it was, while among falling flakes (snow too light or too pale to be seen as snow) every
+ * frame offers several specks a hop away, and linking one of them each time makes a path of
+ * chance. At most this share of such a track's links may have been a choice among two or more.
+ */
+const MAX_GUESSED = 0.5;
+/**
+ * Another blob within reach is another thing when it lies farther from the one linked than this
+ * many of their sizes: the threshold breaks a body into pieces (a mouse's head, back and tail,
+ * each about its width), and a small creature is at most a few times as long as it is wide.
+ */
+const PIECES_APART = 4;
 /** ...and its course bends or its pace changes (a straight line at one pace is a carried thing, or a walker). */
 const MIN_TURNING = 0.15;
 const MIN_PAUSING = 0.2;
@@ -247,6 +262,8 @@ interface Blob {
   sign: number;
   /** its strongest pixel's difference from the background, over that pixel's threshold */
   contrast: number;
+  /** when linked to a track: how many things of its frame could have been that track's next sighting (PIECES_APART) */
+  choices?: number;
 }
 
 /** A frame's foreground: each pixel's sign (-1 darker, 1 brighter, 0 background), how far past its threshold, and the list of foreground pixels. */
@@ -417,6 +434,7 @@ function link(frames: Blob[][]): Blob[][] {
     const now = blobs[0]!.t;
     alive = alive.filter((track) => now - track[track.length - 1]!.t <= MAX_GAP_S);
     const pairs: Array<{ blob: Blob; track: Blob[]; distance: number }> = [];
+    const within = new Map<Blob[], Blob[]>(); // each track's blobs within reach
     for (const blob of blobs) {
       for (const track of alive) {
         const last = track[track.length - 1]!;
@@ -425,13 +443,19 @@ function link(frames: Blob[][]): Blob[][] {
         // the same thing: about the same size (it turns, its legs and wings move: within a factor 2)
         if (Math.max(blob.size, last.size) > 2 * Math.min(blob.size, last.size) + BODY_PX) continue;
         const distance = Math.hypot(blob.x - last.x, blob.y - last.y);
-        if (distance <= LENGTHS_PER_S * Math.max(last.size, blob.size, BODY_PX) * dt + 1) pairs.push({ blob, track, distance });
+        if (distance > LENGTHS_PER_S * Math.max(last.size, blob.size, BODY_PX) * dt + 1) continue;
+        pairs.push({ blob, track, distance });
+        const near = within.get(track);
+        if (near) near.push(blob);
+        else within.set(track, [blob]);
       }
     }
     const linked = new Set<Blob>();
     const extended = new Set<Blob[]>();
     for (const { blob, track } of pairs.sort((x, y) => x.distance - y.distance)) {
       if (linked.has(blob) || extended.has(track)) continue;
+      const apart = (other: Blob) => Math.hypot(other.x - blob.x, other.y - blob.y) > PIECES_APART * Math.max(other.size, blob.size, BODY_PX);
+      blob.choices = 1 + within.get(track)!.filter(apart).length;
       track.push(blob);
       linked.add(blob);
       extended.add(track);
@@ -482,6 +506,7 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
     from: first.t, to: last.t, seconds, sightings: track.length,
     contrast: median(track.map((b) => b.contrast)),
     hops: path > 0 ? hopped / path : 0,
+    guessed: track.length > 1 ? track.slice(1).filter((b) => (b.choices ?? 1) > 1).length / (track.length - 1) : 0,
     travel: net / Math.max(size, STAYING_PX),
     striding: strides / Math.max(size, STAYING_PX),
     turning: length > 0 ? 1 - net / length : 0,
@@ -615,7 +640,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   });
   const moving = followed
     // in rain a track seen throughout proves nothing: a drop left over is always near
-    .filter(({ track, presence }) => track.travel >= MIN_TRAVEL && (track.hops <= MAX_HOPS || (!options.falling && presence >= SEEN_THROUGHOUT && track.contrast >= MIN_CONTRAST)))
+    .filter(({ track, presence }) => track.travel >= MIN_TRAVEL && (track.hops <= MAX_HOPS || (!options.falling && presence >= SEEN_THROUGHOUT && track.contrast >= MIN_CONTRAST && track.guessed <= MAX_GUESSED)))
     .map(({ track }) => track);
   const clear = moving.filter((t) => t.contrast >= MIN_CONTRAST);
   const alone = clear.filter((t) => alike(t, clear) < FLOW_TRACKS - 1);

@@ -108,6 +108,12 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('safe');
   });
 
+  it('light snow over produce on a conveyor, its flakes showing only on the dark belt: no animal (flakes linked from one to the next are no creature), nothing raised', async () => {
+    const r = await classify(await weatherClip(real('conveyor_produce.mp4'), path.join(dir, 'conveyor-light-snow.mp4'), { kind: 'snow', density: 'light' }));
+    for (const label of ['animal', 'person', 'vehicule', 'intrusion']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
+  });
+
   it('a downpour over the parked cars of the parking lot: rain, and no plant or wind (what the drops leave on the cars\' edges is no sway)', async () => {
     // the sway is read over the first 12 s (foliage.ts, SWAY_SECONDS)
     const r = await classify(await weatherClip(real('parking_overhead_cars.mp4'), path.join(dir, 'lot-downpour.mp4'), { kind: 'rain', density: 'downpour' }, { seconds: 12 }));

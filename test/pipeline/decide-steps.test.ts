@@ -299,7 +299,7 @@ describe('decide, step 3: what counts as found', () => {
 });
 
 describe('decide, step 4: small creatures where no one is', () => {
-  const track = (box: Box): MoverTrack => ({ box, from: 1, to: 3, seconds: 2, sightings: 20, travel: 4, striding: 4, turning: 0.3, pausing: 0.3, hops: 0, contrast: 3, velocity: { x: 5, y: 0 }, course: [] });
+  const track = (box: Box): MoverTrack => ({ box, from: 1, to: 3, seconds: 2, sightings: 20, travel: 4, striding: 4, turning: 0.3, pausing: 0.3, hops: 0, guessed: 0, contrast: 3, velocity: { x: 5, y: 0 }, course: [] });
   const spider: Box = { x: 0.4, y: 0.7, w: 0.05, h: 0.05 };
   /** The small movers, counting how often they are asked for. */
   function movers(creatures: MoverTrack[], score = 0.6, travellers: MoverTrack[] = []) {
@@ -437,7 +437,7 @@ describe('decide, step 5: the risk', () => {
     // the walker's boxes are at x 0.1, 0.4, 0.7 (0.1 wide, y 0.3 to 0.7) at 0, 1.5 and 3 s
     const mover = (course: MoverTrack['course'], travel = 6): MoverTrack => ({
       box: { x: 0.1, y: 0.4, w: 0.7, h: 0.2 }, from: course[0]!.t, to: course[course.length - 1]!.t, seconds: 3, sightings: 30,
-      travel, striding: travel, turning: 0, pausing: 0, hops: 0.2, contrast: 1.5, velocity: { x: 20, y: 0 }, course,
+      travel, striding: travel, turning: 0, pausing: 0, hops: 0.2, guessed: 0, contrast: 1.5, velocity: { x: 20, y: 0 }, course,
     });
     const along = mover([0, 0.5, 1, 1.5, 2, 2.5, 3].map((t) => ({ t, x: 0.15 + t * 0.2, y: 0.5 })));
     const inRain = (movers: MoverTrack[]) => riskOf(drowned, foundRule(drowned, judge), true, judge, 1, movers);

@@ -126,7 +126,7 @@ describe('margins: a sighting one step from its threshold is looked at again', (
 });
 
 describe('closer looks at small movers: a far walker at night is small too', () => {
-  const track = (box: Box): MoverTrack => ({ box, from: 1, to: 4, seconds: 3, sightings: 15, travel: 3, striding: 3, turning: 0.1, pausing: 0.2, hops: 0, contrast: 3, velocity: { x: 4, y: 0 }, course: [] });
+  const track = (box: Box): MoverTrack => ({ box, from: 1, to: 4, seconds: 3, sightings: 15, travel: 3, striding: 3, turning: 0.1, pausing: 0.2, hops: 0, guessed: 0, contrast: 3, velocity: { x: 4, y: 0 }, course: [] });
   const movers = (...boxes: Box[]) => (): SmallMovers => ({ creatures: boxes.map(track), travellers: [], faint: [], score: 0.9 });
   const far: Box = { x: 0.3, y: 0.55, w: 0.05, h: 0.07 };
 

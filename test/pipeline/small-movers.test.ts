@@ -113,6 +113,27 @@ describe('small movers (pure)', () => {
     const movers = findSmallMovers(frames([{ at: flit, half: 2, shade: 90 }], { seconds: 6 }), W, H);
     expect(movers.creatures).to.have.length(1);
     expect(movers.creatures[0]!.hops, 'most of its way in hops').to.be.above(0.75);
+    expect(movers.creatures[0]!.guessed, 'alone within its reach').to.equal(0);
+  });
+
+  it('light snow too sparse to be seen as snow (twenty flakes falling and drifting at their depth\'s pace): specks of different flakes linked up hop and are seen throughout, as a moth is, but each link was a choice among several: no creature', () => {
+    const random = seeded(11);
+    const flakes: Drawn[] = Array.from({ length: 20 }, () => {
+      // a flake at depth z: nearer is bigger, brighter, faster (a quarter to four fifths of the view's height a second), swaying as it drifts
+      const z = random(), x0 = random() * W, y0 = random() * H, phase = random() * 2 * Math.PI, period = 1.5 + 2 * random();
+      const fall = (0.25 + 0.55 * z) * H;
+      const sway = (0.06 * W * period) / (2 * Math.PI);
+      return {
+        at: (t: number) => ({ x: (x0 + 0.04 * W * t + sway * Math.sin((2 * Math.PI * t) / period + phase)) % W, y: (y0 + fall * t) % H }),
+        half: z > 0.5 ? 1 : 0,
+        shade: 50 + 40 * z,
+      };
+    });
+    const snow = findSmallMovers(frames(flakes, { seconds: 6 }), W, H);
+    expect(snow.creatures).to.deep.equal([]);
+    // what linked up went from flake to flake: in hops all the way, as the moth's way is
+    expect(snow.moved!.length, 'chains of flakes').to.be.above(3);
+    for (const chain of snow.moved!) expect(chain.hops).to.be.above(0.75);
   });
 
   it('nothing but sensor noise: no creature', () => {
@@ -291,7 +312,7 @@ describe('small creatures in the decision', () => {
     score: 0.9,
     travellers: [],
     faint: [],
-    creatures: [{ box: spider, from: 0, to: 9.8, seconds: 9.8, sightings: 50, travel: 10, striding: 10, turning: 0.4, pausing: 0.5, hops: 0.2, contrast: 3, velocity: { x: 0, y: 0 }, course: [] }],
+    creatures: [{ box: spider, from: 0, to: 9.8, seconds: 9.8, sightings: 50, travel: 10, striding: 10, turning: 0.4, pausing: 0.5, hops: 0.2, guessed: 0, contrast: 3, velocity: { x: 0, y: 0 }, course: [] }],
   };
   const grid = () => new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
   const personFrame = (t: number): FrameFindings => ({

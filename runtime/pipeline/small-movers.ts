@@ -640,10 +640,12 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   });
   const moving = followed
     // in rain a track seen throughout proves nothing: a drop left over is always near
-    .filter(({ track, presence }) => track.travel >= MIN_TRAVEL && (track.hops <= MAX_HOPS || (!options.falling && presence >= SEEN_THROUGHOUT && track.contrast >= MIN_CONTRAST && track.guessed <= MAX_GUESSED)))
+    .filter(({ track, presence }) => track.travel >= MIN_TRAVEL && (track.hops <= MAX_HOPS || (!options.falling && presence >= SEEN_THROUGHOUT && track.contrast >= MIN_CONTRAST)))
     .map(({ track }) => track);
   const clear = moving.filter((t) => t.contrast >= MIN_CONTRAST);
-  const alone = clear.filter((t) => alike(t, clear) < FLOW_TRACKS - 1);
+  // a path of chance is nothing to follow, but its flakes still fall alike with the others of a flow
+  const chance = (t: MoverTrack) => t.hops > MAX_HOPS && t.guessed > MAX_GUESSED;
+  const alone = clear.filter((t) => !chance(t) && alike(t, clear) < FLOW_TRACKS - 1);
   const faint = moving.filter((t) => t.contrast < MIN_CONTRAST && t.hops <= FAINT_MAX_HOPS && alike(t, moving) < FLOW_TRACKS - 1);
   // In rain, specks of drops left over link up now and then, from spot to spot: there a track
   // is a creature by how it moves only if it also got there a step at a time, as a body does

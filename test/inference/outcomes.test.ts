@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { ffmpeg, nightWalkerClip, nudgedCameraClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
 import { suiteDaemon } from '../support/daemon.js';
 import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from '../support/nuisance-clips.js';
-import { nightViewClip } from '../support/night.js';
+import { nightViewClip, snowAtNightClip } from '../support/night.js';
 import { media } from '../support/paths.js';
 import { bundledManifest } from '../../runtime/models/manifest.js';
 import { ripplesClip, weatherClip } from '../support/weather.js';
@@ -112,6 +112,17 @@ describe('classification outcomes (default pack, real models)', function () {
     const r = await classify(await weatherClip(real('conveyor_produce.mp4'), path.join(dir, 'conveyor-light-snow.mp4'), { kind: 'snow', density: 'light' }));
     for (const label of ['animal', 'person', 'vehicule', 'intrusion']) expect(r.labels).to.not.include(label);
     expect(r.risk).to.equal('safe');
+  });
+
+  it('snow at night over the parking lot, lit by the illuminator (far flakes streaked by their fall, near ones big soft discs crossing the view in a second): no animal (a disc linked to the next is no creature), nothing raised; heavier, rain', async () => {
+    const lot = real('parking_overhead_cars.mp4');
+    const light = await classify(await snowAtNightClip(lot, path.join(dir, 'night-snow.mp4'), { near: 8, far: 300, seed: 3 }));
+    for (const label of ['animal', 'person', 'vehicule', 'intrusion']) expect(light.labels).to.not.include(label);
+    expect(light.risk).to.equal('safe');
+    const heavy = await classify(await snowAtNightClip(lot, path.join(dir, 'night-heavy-snow.mp4'), { near: 14, far: 700, seed: 9 }));
+    expect(heavy.labels).to.include('rain');
+    for (const label of ['animal', 'person', 'vehicule', 'intrusion']) expect(heavy.labels).to.not.include(label);
+    expect(heavy.risk).to.equal('safe');
   });
 
   it('a downpour over the parked cars of the parking lot: rain, and no plant or wind (what the drops leave on the cars\' edges is no sway)', async () => {

@@ -238,3 +238,67 @@ export async function mothAtLensClip(scene: string, out: string, options: MothOp
     },
   }, out);
 }
+
+export interface NightSnowOptions {
+  /** flakes near the lens (out of focus: large soft discs) and farther away (in focus: specks streaked by their fall) */
+  near?: number;
+  far?: number;
+  seconds?: number;
+  width?: number;
+  height?: number;
+  fps?: number;
+  seed?: number;
+}
+
+/**
+ * Snow at night as an infrared camera sees it: the illuminator lights the flakes far brighter
+ * than the scene. A flake's closeness z (0 far, 1 at the lens) sets how it looks: the far ones
+ * in focus, a pixel or a few across, streaked by their fall within the exposure (half the frame
+ * interval); the near ones out of focus, soft discs up to 46 px in radius. A flake falls at about
+ * a metre a second whatever its size, so on the view the nearer fall faster (the nearest cross it
+ * in well under a second); all drift with the wind and sway. The scene is `scene`'s first frame
+ * as an infrared camera sees it at night (nightViewClip).
+ */
+export async function snowAtNightClip(scene: string, out: string, options: NightSnowOptions = {}): Promise<string> {
+  const { near = 8, far = 300, seconds = 6, width = 1280, height = 720, fps = 10, seed = 3 } = options;
+  const [view] = await grayFrames(scene, width, height, fps, 1);
+  const random = seeded(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const flake = (z: number, top: boolean) => ({ z, x: random() * width, y: top ? -50 : random() * height, phase: random() * 2 * Math.PI, period: 1.5 + 2 * random() });
+  const flakes = [
+    ...Array.from({ length: near }, () => flake(0.75 + 0.25 * random(), false)),
+    ...Array.from({ length: far }, () => flake(0.6 * random(), false)),
+  ];
+  const steps = 6; // positions within one exposure
+  return encodeFrames({
+    width, height, fps, frames: Math.round(seconds * fps),
+    async frame(i) {
+      const t = i / fps;
+      const light = new Float32Array(width * height);
+      for (const f of flakes) {
+        const radius = f.z > 0.7 ? 6 + (40 * (f.z - 0.7)) / 0.3 : 1 + 2 * f.z;
+        const fall = (0.15 + 1.2 * f.z * f.z) * height; // px/s
+        const drift = 0.03 * width + 0.05 * width * Math.cos((2 * Math.PI * t) / f.period + f.phase);
+        const shine = f.z > 0.7 ? 110 : 60 + 80 * f.z;
+        for (let s = 0; s < steps; s++) {
+          const px = f.x + (drift * s) / steps / fps / 2, py = f.y + (fall * s) / steps / fps / 2;
+          const x0 = Math.max(0, Math.floor(px - 2 * radius)), x1 = Math.min(width - 1, Math.ceil(px + 2 * radius));
+          const y0 = Math.max(0, Math.floor(py - 2 * radius)), y1 = Math.min(height - 1, Math.ceil(py + 2 * radius));
+          for (let y = y0; y <= y1; y++) {
+            for (let x = x0; x <= x1; x++) light[y * width + x]! += (shine * Math.exp(-((x - px) ** 2 + (y - py) ** 2) / (radius * radius))) / steps;
+          }
+        }
+        f.x += drift / fps;
+        f.y += fall / fps;
+        if (f.y > height + 50) Object.assign(f, flake(f.z, true));
+        if (f.x > width) f.x -= width;
+      }
+      const rgb = Buffer.alloc(width * height * 3);
+      for (let k = 0; k < width * height; k++) {
+        const v = Math.max(0, Math.min(255, Math.round(12 + view![k]! * 0.35 + light[k]! + gauss() * 6)));
+        rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = v;
+      }
+      return rgb;
+    },
+  }, out);
+}

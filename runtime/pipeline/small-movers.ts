@@ -27,7 +27,7 @@ export interface MoverTrack {
   /** from its first to its last sighting */
   seconds: number;
   sightings: number;
-  /** straight-line distance from the start of its path to the end, over its own size */
+  /** how far apart the two farthest points of its course are (smoothed over half seconds), over its own size */
   travel: number;
   /**
    * how far it went in the half seconds it moved (not stood still, as `pausing` counts them),
@@ -126,9 +126,10 @@ const MIN_PRESENCE = 0.7;
 /** ...standing out from the background by twice what its pixels' noise allows (noise barely crosses the threshold, a thing stands clear of it)... */
 const MIN_CONTRAST = 2;
 /**
- * ...going somewhere: at least its own length away from where it started (flicker, sway and
- * jitter stay in place); a creature goes its own length in the half seconds it moves, too (a
- * shadow or a glint drifts a pixel now and then, and is as far after half a minute)...
+ * ...going somewhere: at some time at least its own length away from where it was at another
+ * (flicker, sway and jitter stay in place; a moth looping about a lamp comes back where it
+ * started, but went far meanwhile); a creature goes its own length in the half seconds it moves,
+ * too (a shadow or a glint drifts a pixel now and then, and is as far after half a minute)...
  */
 const MIN_TRAVEL = 1;
 /**
@@ -491,6 +492,10 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
     else strides += step;
   }
   const net = points.length > 1 ? Math.hypot(points[points.length - 1]!.x - points[0]!.x, points[points.length - 1]!.y - points[0]!.y) : 0;
+  let span = 0; // the farthest apart two points of its course are
+  for (let i = 0; i < points.length; i++) {
+    for (let j = i + 1; j < points.length; j++) span = Math.max(span, Math.hypot(points[j]!.x - points[i]!.x, points[j]!.y - points[i]!.y));
+  }
   const steps = track.slice(1).map((b, i) => ({ x: (b.x - track[i]!.x) / (b.t - track[i]!.t), y: (b.y - track[i]!.y) / (b.t - track[i]!.t) }));
   let path = 0;
   let hopped = 0;
@@ -507,7 +512,7 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
     contrast: median(track.map((b) => b.contrast)),
     hops: path > 0 ? hopped / path : 0,
     guessed: track.length > 1 ? track.slice(1).filter((b) => (b.choices ?? 1) > 1).length / (track.length - 1) : 0,
-    travel: net / Math.max(size, STAYING_PX),
+    travel: span / Math.max(size, STAYING_PX),
     striding: strides / Math.max(size, STAYING_PX),
     turning: length > 0 ? 1 - net / length : 0,
     pausing: seconds > 0 ? still / seconds : 0,

@@ -108,6 +108,16 @@ describe('small movers (pure)', () => {
     expect(findSmallMovers(frames([{ at: circle, half: 2, shade: 70 }]), W, H).creatures).to.have.length(1);
   });
 
+  it('a bright thing flying loops about a light and back to where it started (a moth at a lamp): it went far meanwhile, a creature', () => {
+    // out and back over 6 s: at the start and at the end it is at the light
+    const loops = (t: number) => ({ x: 96 + 45 * Math.sin((Math.PI * t) / 6) * Math.cos(2.1 * t), y: 54 + 28 * Math.sin((Math.PI * t) / 6) * Math.sin(1.3 * t) });
+    const movers = findSmallMovers(frames([{ at: loops, half: 2, shade: 70 }], { seconds: 6 }), W, H);
+    expect(movers.creatures).to.have.length(1);
+    const { course } = movers.creatures[0]!;
+    const back = Math.hypot((course[course.length - 1]!.x - course[0]!.x) * W, (course[course.length - 1]!.y - course[0]!.y) * H);
+    expect(back, 'its last half second near its first (px)').to.be.below(5);
+  });
+
   it('a bright thing darting several of its lengths from frame to frame, seen in every frame (a moth at the lens): a creature', () => {
     const flit = (t: number) => ({ x: 96 + 50 * Math.sin(t * 2.3) + 25 * Math.sin(t * 7.1), y: 54 + 30 * Math.cos(t * 1.7) + 12 * Math.sin(t * 5.3) });
     const movers = findSmallMovers(frames([{ at: flit, half: 2, shade: 90 }], { seconds: 6 }), W, H);

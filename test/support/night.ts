@@ -22,6 +22,21 @@ async function grayFrames(file: string, width: number, height: number, fps: numb
   return Array.from({ length: Math.floor(stdout.length / size) }, (_, i) => stdout.subarray(i * size, (i + 1) * size));
 }
 
+/**
+ * A gray level as an infrared camera records `scene`'s at night: a third of the light, lifted a
+ * little, what the illuminator lights near the lens (`added`), and the sensor's grain.
+ */
+function infrared(scene: number, added: number, grain: number): number {
+  return Math.max(0, Math.min(255, Math.round(12 + scene * 0.35 + added + grain)));
+}
+
+/** A whole frame of `view` so (infrared), RGB, with what `light` adds to each pixel and a grain of 6 levels. */
+function infraredFrame(view: Uint8Array, gauss: () => number, light?: Float32Array): Buffer {
+  const rgb = Buffer.alloc(view.length * 3);
+  for (let k = 0; k < view.length; k++) rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = infrared(view[k]!, light ? light[k]! : 0, gauss() * 6);
+  return rgb;
+}
+
 /** Each pixel's median over the frames: the scene without what moves through it. */
 function medianBackground(frames: Buffer[], size: number): Uint8Array {
   const bg = new Uint8Array(size);
@@ -130,8 +145,7 @@ export async function farNightWalkerClip(walker: string, scene: string, out: str
           const wy = y - top;
           const inside = wx >= 0 && wy >= 0 && wx < w && wy < h && mask[wy * w + wx];
           const lit = inside ? frames[i]![wy * w + wx]! : view[y * width + x]!;
-          // infrared at night: a third of the light, lifted a little, and the sensor's grain
-          const v = Math.max(0, Math.min(255, Math.round(12 + lit * 0.35 + gauss() * 6)));
+          const v = infrared(lit, 0, gauss() * 6);
           const o = (y * width + x) * 3;
           rgb[o] = rgb[o + 1] = rgb[o + 2] = v;
         }
@@ -158,13 +172,7 @@ export async function nightViewClip(scene: string, out: string, options: NightVi
   return encodeFrames({
     width, height, fps, frames: Math.round(seconds * fps),
     async frame() {
-      const rgb = Buffer.alloc(width * height * 3);
-      for (let k = 0; k < width * height; k++) {
-        // as farNightWalkerClip: a third of the light, lifted a little, and the grain
-        const v = Math.max(0, Math.min(255, Math.round(12 + view![k]! * 0.35 + gauss() * 6)));
-        rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = v;
-      }
-      return rgb;
+      return infraredFrame(view!, gauss);
     },
   }, out);
 }
@@ -229,12 +237,7 @@ export async function mothAtLensClip(scene: string, out: string, options: MothOp
           }
         }
       }
-      const rgb = Buffer.alloc(width * height * 3);
-      for (let k = 0; k < width * height; k++) {
-        const v = Math.max(0, Math.min(255, Math.round(12 + view![k]! * 0.35 + light[k]! + gauss() * 6)));
-        rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = v;
-      }
-      return rgb;
+      return infraredFrame(view!, gauss, light);
     },
   }, out);
 }
@@ -293,12 +296,7 @@ export async function snowAtNightClip(scene: string, out: string, options: Night
         if (f.y > height + 50) Object.assign(f, flake(f.z, true));
         if (f.x > width) f.x -= width;
       }
-      const rgb = Buffer.alloc(width * height * 3);
-      for (let k = 0; k < width * height; k++) {
-        const v = Math.max(0, Math.min(255, Math.round(12 + view![k]! * 0.35 + light[k]! + gauss() * 6)));
-        rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = v;
-      }
-      return rgb;
+      return infraredFrame(view!, gauss, light);
     },
   }, out);
 }

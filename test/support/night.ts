@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { ffmpegPath, ffprobePath } from '../../runtime/core/tools.js';
 import { connectedGroups } from '../../runtime/pipeline/cell-groups.js';
 import { encodeFrames } from './sky.js';
-import { seeded } from './random.js';
+import { gaussian, seeded } from './random.js';
 
 const run = promisify(execFile);
 
@@ -35,6 +35,20 @@ function infraredFrame(view: Uint8Array, gauss: () => number, light?: Float32Arr
   const rgb = Buffer.alloc(view.length * 3);
   for (let k = 0; k < view.length; k++) rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = infrared(view[k]!, light ? light[k]! : 0, gauss() * 6);
   return rgb;
+}
+
+/**
+ * Adds one position of a soft spot of light (out of focus near the lens: a Gaussian of `radius`
+ * px, `level` gray levels at its centre) to `light`, as one of `positions` it takes within an
+ * exposure: what moves while the shutter is open is smeared along its way.
+ */
+function addSoftSpot(light: Float32Array, width: number, height: number, spot: { x: number; y: number; radius: number; level: number }, positions: number): void {
+  const { x, y, radius, level } = spot;
+  const x0 = Math.max(0, Math.floor(x - 2 * radius)), x1 = Math.min(width - 1, Math.ceil(x + 2 * radius));
+  const y0 = Math.max(0, Math.floor(y - 2 * radius)), y1 = Math.min(height - 1, Math.ceil(y + 2 * radius));
+  for (let yy = y0; yy <= y1; yy++) {
+    for (let xx = x0; xx <= x1; xx++) light[yy * width + xx]! += (level * Math.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (radius * radius))) / positions;
+  }
 }
 
 /** Each pixel's median over the frames: the scene without what moves through it. */
@@ -123,7 +137,7 @@ export async function carryWalker(walker: string, scene: string, options: FarWal
   return {
     frames, bg: medianBackground(frames, w * h), w, h, view: view!,
     left: Math.round(options.at.x * width), top: Math.round(options.at.y * height),
-    gauss: () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random()),
+    gauss: gaussian(random),
   };
 }
 
@@ -168,7 +182,7 @@ export async function nightViewClip(scene: string, out: string, options: NightVi
   const { seconds = 5, width = 1280, height = 720, fps = 10, seed = 13 } = options;
   const [view] = await grayFrames(scene, width, height, fps, 1);
   const random = seeded(seed);
-  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const gauss = gaussian(random);
   return encodeFrames({
     width, height, fps, frames: Math.round(seconds * fps),
     async frame() {
@@ -199,7 +213,7 @@ export async function mothAtLensClip(scene: string, out: string, options: MothOp
   const { radius = 28, seconds = 6, width = 1280, height = 720, fps = 10, seed = 11 } = options;
   const [view] = await grayFrames(scene, width, height, fps, 1);
   const random = seeded(seed);
-  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const gauss = gaussian(random);
   // its course: velocity as a random walk (px/s), pulled back towards the middle of the view
   const steps = 8; // positions within one exposure
   const dt = 1 / fps / 2 / steps;
@@ -227,16 +241,7 @@ export async function mothAtLensClip(scene: string, out: string, options: MothOp
     async frame(i) {
       const light = new Float32Array(width * height);
       const beat = 0.6 + 0.4 * random(); // the wingbeat's moment this frame caught
-      for (const p of path[i]!) {
-        const x0 = Math.max(0, Math.floor(p.x - 2 * radius)), x1 = Math.min(width - 1, Math.ceil(p.x + 2 * radius));
-        const y0 = Math.max(0, Math.floor(p.y - 2 * radius)), y1 = Math.min(height - 1, Math.ceil(p.y + 2 * radius));
-        for (let yy = y0; yy <= y1; yy++) {
-          for (let xx = x0; xx <= x1; xx++) {
-            const d2 = ((xx - p.x) ** 2 + (yy - p.y) ** 2) / (radius * radius);
-            light[yy * width + xx]! += (170 * beat * Math.exp(-d2)) / steps;
-          }
-        }
-      }
+      for (const p of path[i]!) addSoftSpot(light, width, height, { ...p, radius, level: 170 * beat }, steps);
       return infraredFrame(view!, gauss, light);
     },
   }, out);
@@ -266,7 +271,7 @@ export async function snowAtNightClip(scene: string, out: string, options: Night
   const { near = 8, far = 300, seconds = 6, width = 1280, height = 720, fps = 10, seed = 3 } = options;
   const [view] = await grayFrames(scene, width, height, fps, 1);
   const random = seeded(seed);
-  const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const gauss = gaussian(random);
   const flake = (z: number, top: boolean) => ({ z, x: random() * width, y: top ? -50 : random() * height, phase: random() * 2 * Math.PI, period: 1.5 + 2 * random() });
   const flakes = [
     ...Array.from({ length: near }, () => flake(0.75 + 0.25 * random(), false)),
@@ -284,12 +289,7 @@ export async function snowAtNightClip(scene: string, out: string, options: Night
         const drift = 0.03 * width + 0.05 * width * Math.cos((2 * Math.PI * t) / f.period + f.phase);
         const shine = f.z > 0.7 ? 110 : 60 + 80 * f.z;
         for (let s = 0; s < steps; s++) {
-          const px = f.x + (drift * s) / steps / fps / 2, py = f.y + (fall * s) / steps / fps / 2;
-          const x0 = Math.max(0, Math.floor(px - 2 * radius)), x1 = Math.min(width - 1, Math.ceil(px + 2 * radius));
-          const y0 = Math.max(0, Math.floor(py - 2 * radius)), y1 = Math.min(height - 1, Math.ceil(py + 2 * radius));
-          for (let y = y0; y <= y1; y++) {
-            for (let x = x0; x <= x1; x++) light[y * width + x]! += (shine * Math.exp(-((x - px) ** 2 + (y - py) ** 2) / (radius * radius))) / steps;
-          }
+          addSoftSpot(light, width, height, { x: f.x + (drift * s) / steps / fps / 2, y: f.y + (fall * s) / steps / fps / 2, radius, level: shine }, steps);
         }
         f.x += drift / fps;
         f.y += fall / fps;

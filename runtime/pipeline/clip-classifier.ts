@@ -191,8 +191,9 @@ export class ClipClassifier implements Classifier {
       if (failure) throw failure;
       if (frames.length === 0) throw new PipelineError(ErrorCode.DECODE_FAILED, 'no frame of the clip could be decoded');
       frames.sort((a, b) => a.t - b.t);
-      // Margins: a person or vehicle seen once, within a step of its threshold, is looked at again.
-      for (const look of await this.lookAgain(doubts(frames, motion.pattern, judge), clip, motion, chosen, signal, wet)) {
+      // Margins: a person or vehicle seen once, within a step of its threshold (in heavy rain or
+      // snow, anywhere from confirm_score up to it), is looked at again.
+      for (const look of await this.lookAgain(doubts(frames, motion.pattern, judge, wet), clip, motion, chosen, signal, wet)) {
         frames.push(look.findings);
         count(look);
       }

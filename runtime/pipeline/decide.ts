@@ -369,9 +369,14 @@ function sightingsOf(frames: FrameFindings[], label: ServiceLabel): Array<{ t: n
  * confirm_score by less than a step is too: the agreement across frames (foundRule) that a
  * car seen from above or a dark walker counts by lacks one step in one frame. The pipeline
  * looks at it again (another moment, closer, at its best sighting), and agreement across frames
- * decides. Clear of the threshold, or agreed, it stands.
+ * decides. Clear of the threshold, or agreed, it stands. `wet`: heavy rain or snow, the looks at
+ * frames with its drops taken out. There one frame's score says less: the drops hide another
+ * part of a body in each frame, and taking them out over a fifth of a second leaves a walker
+ * another ghost, so the score of one body moves by several steps from frame to frame (and as
+ * much with its region framed a few pixels over). A lone sighting anywhere from confirm_score
+ * up to the threshold is a doubt there too.
  */
-export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge): Doubt[] {
+export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge, wet = false): Doubt[] {
   if (judge.step <= 0) return [];
   const frames = secondOpinions(found, pattern, judge);
   const within = (score: number, mark: number) => Math.abs(score - mark) < judge.step;
@@ -380,7 +385,7 @@ export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Ju
     if (sightings.length === 0) return [];
     const { t, detection } = sightings.reduce((a, b) => (b.detection.score > a.detection.score ? b : a));
     const doubtful = sightings.length === 1
-      ? within(detection.score, judge.threshold(label))
+      ? within(detection.score, judge.threshold(label)) || (wet && detection.score >= judge.unsure && detection.score < judge.threshold(label))
       : detection.score < judge.unsure && within(detection.score, judge.unsure);
     return doubtful ? [{ label, t, box: detection.box }] : [];
   });

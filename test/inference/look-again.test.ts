@@ -223,6 +223,13 @@ describe('looking again (default pack, real models)', function () {
     expect(r.risk).to.equal('intrusion');
   });
 
+  it('the woman in a downpour falling across a slowly panning view: seen once unsure where she comes in (the drops hide another part of her in each frame), looked at again a moment later, she is confirmed: person and intrusion, and rain', async () => {
+    const wet = await weatherClip(media('real/indoor_one_by_one.mp4'), path.join(dir, 'near-woman-downpour-slow-pan.mp4'), { kind: 'rain', density: 'downpour' }, { seconds: 8, pan: true });
+    const r = await vigilClassify(wet);
+    expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion', 'rain']);
+    expect(r.risk).to.equal('intrusion');
+  });
+
   it('a downpour while the camera pans across a room: the frames about each chosen one are laid onto its view before the drops are taken out, so the darkest of the sliding view smears no dark edge into an animal: rain, no animal, safe', async () => {
     // the room of the real clip before anyone comes in (5 s), zoomed to 1280 x 900 and panned
     // across a fifth of it, the drops with it (the camera turns); taken out unaligned, the

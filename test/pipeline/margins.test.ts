@@ -57,6 +57,13 @@ describe('margins: a sighting one step from its threshold is looked at again', (
     });
   }
 
+  it('in heavy rain or snow (looks at frames with its drops taken out), a person seen once from confirm_score up to the threshold is a doubt; under confirm_score, clear of the threshold, or dry, no doubt', () => {
+    const wet = true;
+    for (const score of [0.42, 0.5]) expect(doubts(seenOnce(score), pattern, judgeOf(manifest), wet)).to.deep.equal([{ label: 'person', t: 0.5, box: walker(0.2) }]);
+    for (const score of [0.34, 0.66]) expect(doubts(seenOnce(score), pattern, judgeOf(manifest), wet)).to.deep.equal([]);
+    expect(doubts(seenOnce(0.42), pattern, judgeOf(manifest))).to.deep.equal([]);
+  });
+
   it('a person seen in two frames is no doubt: the frames agree already', () => {
     const frames = [frame(0.5, [{ label: 'person', score: 0.58, box: walker(0.2) }], walker(0.2)), frame(2, [{ label: 'person', score: 0.5, box: walker(0.5) }], walker(0.5))];
     expect(doubts(frames, pattern, judgeOf(manifest))).to.deep.equal([]);

@@ -351,6 +351,17 @@ describe('classification outcomes (default pack, real models)', function () {
     });
   }
 
+  // Real leaves also turn over in place, faster than their branches sway, and flicker at 320 px
+  // where a warped picture does not (test/support/nuisance-clips.ts, LeafFlicker).
+  for (const grain of [0, 12]) {
+    it(`trees swaying in wind, their leaves flickering as they turn over${grain ? ', a grainy sensor' : ''}: plant and wind, safe, nobody`, async () => {
+      const r = await classify(await treesInWindClip(path.join(dir, `trees-flicker-${grain}.mp4`), { flicker: 0.25, grain }));
+      expect(r.labels).to.include.members(['plant', 'wind']);
+      for (const label of ['person', 'vehicule', 'intrusion', 'rain', 'flag']) expect(r.labels).to.not.include(label);
+      expect(r.risk).to.equal('safe');
+    });
+  }
+
   it('trees swaying in wind from a low-rate camera (320x240, 3 new frames a second, each repeated): plant and wind, safe, nobody', async () => {
     const smooth = await treesInWindClip(path.join(dir, 'trees-for-low-rate.mp4'));
     const lowRate = path.join(dir, 'trees-low-rate.mp4');

@@ -193,6 +193,54 @@ export interface FoliageOptions {
   seed?: number;
   /** sensor grain: each pixel's channels shifted by up to this many levels, anew every frame */
   grain?: number;
+  /** leaves turning over in place as they flutter (LeafFlicker), over this share of the foliage */
+  flicker?: number;
+}
+
+/**
+ * Leaves fluttering on their stalks turn over in place two to eight times a second, faster than
+ * the branch they hang from sways, and show their paler undersides, or the sky between them,
+ * for part of each turn: spots a leaf or a cluster wide (1 to 2 px at 640 px, a tree line some
+ * 20 m wide) that brighten and go back, each at its own rate and phase, over `share` of the
+ * foliage. Real trees in wind flicker so at 320 px, the same pixels again and again, where a
+ * smooth warp of a picture does not (runtime/pipeline/README.md, "Foliage and wind").
+ */
+class LeafFlicker {
+  private readonly leaves: Array<{ x: number; y: number; r: number; freq: number; phase: number; light: number; pale: number }> = [];
+
+  constructor(private readonly mask: Float32Array, private readonly width: number, private readonly height: number, share: number, seed: number) {
+    const rand = random(seed);
+    const size = 1.5 * (width / 640);
+    const area = mask.reduce((a, b) => a + b, 0);
+    const count = Math.round((area * share) / (Math.PI * size * size));
+    for (let tries = 0; this.leaves.length < count && tries < count * 50; tries++) {
+      const x = rand() * width, y = rand() * height;
+      if (mask[Math.floor(y) * width + Math.floor(x)]! < 0.5) continue;
+      this.leaves.push({
+        x, y, r: size * between(rand, 0.6, 1.4), freq: between(rand, 2, 8), phase: rand() * 2 * Math.PI,
+        light: between(rand, 15, 30), pale: between(rand, -0.2, 0.6),
+      });
+    }
+  }
+
+  /** Brightens, in place, the leaves that show their pale side at t. */
+  apply(frame: Buffer, t: number): Buffer {
+    const { width, height, mask } = this;
+    for (const leaf of this.leaves) {
+      if (Math.sin(2 * Math.PI * leaf.freq * t + leaf.phase) <= leaf.pale) continue;
+      const r2 = leaf.r * leaf.r;
+      for (let y = Math.max(0, Math.floor(leaf.y - leaf.r)); y <= Math.min(height - 1, Math.ceil(leaf.y + leaf.r)); y++) {
+        for (let x = Math.max(0, Math.floor(leaf.x - leaf.r)); x <= Math.min(width - 1, Math.ceil(leaf.x + leaf.r)); x++) {
+          const d2 = (x - leaf.x) ** 2 + (y - leaf.y) ** 2;
+          if (d2 > r2) continue;
+          const a = leaf.light * Math.min(1, (2 * (r2 - d2)) / r2) * mask[y * width + x]!;
+          const p = (y * width + x) * 3;
+          for (let c = 0; c < 3; c++) frame[p + c] = Math.min(255, frame[p + c]! + a);
+        }
+      }
+    }
+    return frame;
+  }
 }
 
 /** Adds grain to a frame in place (seeded). */
@@ -203,8 +251,9 @@ function addGrain(frame: Buffer, grain: number, rand: () => number): Buffer {
 
 /**
  * Trees in wind seen by a still camera: the tree line of kite_and_cold.jpg, enlarged (the sky
- * above and the grass below stay still), the trees swaying branch by branch; with `grain`, a
- * grainy sensor's noise over all of it. 640x360, 25 fps.
+ * above and the grass below stay still), the trees swaying branch by branch; with `flicker`, their
+ * leaves turning over in place too; with `grain`, a grainy sensor's noise over all of it.
+ * 640x360, 25 fps.
  */
 export async function treesInWindClip(out: string, options: FoliageOptions = {}): Promise<string> {
   const width = 640, height = 360, fps = 25, seconds = options.seconds ?? 6;
@@ -212,9 +261,11 @@ export async function treesInWindClip(out: string, options: FoliageOptions = {})
   const mask = await vegetationMask(src);
   const field = new SwayField(width, height, options.seed ?? 7);
   const rand = random((options.seed ?? 7) + 100);
+  const leaves = options.flicker ? new LeafFlicker(mask, width, height, options.flicker, (options.seed ?? 7) + 200) : undefined;
   const frames = function* () {
     for (let n = 0; n < seconds * fps; n++) {
       const frame = field.warp(src, n / fps, mask);
+      leaves?.apply(frame, n / fps);
       yield options.grain ? addGrain(frame, options.grain, rand) : frame;
     }
   };

@@ -52,7 +52,7 @@ function addSoftSpot(light: Float32Array, width: number, height: number, spot: {
 }
 
 /** Each pixel's median over the frames: the scene without what moves through it. */
-function medianBackground(frames: Buffer[], size: number): Uint8Array {
+export function medianBackground(frames: Buffer[], size: number): Uint8Array {
   const bg = new Uint8Array(size);
   const values = new Uint8Array(frames.length);
   for (let p = 0; p < size; p++) {

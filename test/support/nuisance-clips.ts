@@ -4,6 +4,8 @@
 import { spawn } from 'node:child_process';
 import sharp from 'sharp';
 import { ffmpegPath } from '../../runtime/core/tools.js';
+import { probeClip } from '../../runtime/pipeline/probe.js';
+import { bodyMask, medianBackground } from './night.js';
 import { media } from './paths.js';
 import { seeded as random } from './random.js';
 
@@ -200,17 +202,15 @@ export interface FoliageOptions {
 /**
  * Leaves fluttering on their stalks turn over in place two to eight times a second, faster than
  * the branch they hang from sways, and show their paler undersides, or the sky between them,
- * for part of each turn: spots a leaf or a cluster wide (1 to 2 px at 640 px, a tree line some
- * 20 m wide) that brighten and go back, each at its own rate and phase, over `share` of the
- * foliage. Real trees in wind flicker so at 320 px, the same pixels again and again, where a
+ * for part of each turn: spots a leaf or a cluster wide (`size` px across, give or take 40 %)
+ * that brighten and go back, each at its own rate and phase, over `share` of the foliage. Real trees in wind flicker so at 320 px, the same pixels again and again, where a
  * smooth warp of a picture does not (runtime/pipeline/README.md, "Foliage and wind").
  */
 class LeafFlicker {
   private readonly leaves: Array<{ x: number; y: number; r: number; freq: number; phase: number; light: number; pale: number }> = [];
 
-  constructor(private readonly mask: Float32Array, private readonly width: number, private readonly height: number, share: number, seed: number) {
+  constructor(private readonly mask: Float32Array, private readonly width: number, private readonly height: number, share: number, size: number, seed: number) {
     const rand = random(seed);
-    const size = 1.5 * (width / 640);
     const area = mask.reduce((a, b) => a + b, 0);
     const count = Math.round((area * share) / (Math.PI * size * size));
     for (let tries = 0; this.leaves.length < count && tries < count * 50; tries++) {
@@ -261,11 +261,60 @@ export async function treesInWindClip(out: string, options: FoliageOptions = {})
   const mask = await vegetationMask(src);
   const field = new SwayField(width, height, options.seed ?? 7);
   const rand = random((options.seed ?? 7) + 100);
-  const leaves = options.flicker ? new LeafFlicker(mask, width, height, options.flicker, (options.seed ?? 7) + 200) : undefined;
+  // a leaf or a cluster of a tree line some 20 m wide: about 1.5 px
+  const leaves = options.flicker ? new LeafFlicker(mask, width, height, options.flicker, 1.5, (options.seed ?? 7) + 200) : undefined;
   const frames = function* () {
     for (let n = 0; n < seconds * fps; n++) {
       const frame = field.warp(src, n / fps, mask);
       leaves?.apply(frame, n / fps);
+      yield options.grain ? addGrain(frame, options.grain, rand) : frame;
+    }
+  };
+  return encode(out, width, height, fps, frames());
+}
+
+export interface WalkerBeforeTreesOptions extends FoliageOptions {
+  /** the walker clip's scale in the view */
+  scale: number;
+  /** where the walker clip's top-left corner lies in the view, in 0..1 */
+  at: { x: number; y: number };
+}
+
+/**
+ * A person walking along a tree line on a windy day: the walker of a real clip (`walker`, someone
+ * walking through a still view) cut out of it, in colour, and carried at `scale` in front of
+ * the trees of treesInWindClip, swaying (and flickering, with `flicker`) behind him. As long as
+ * the walker's clip, 640x360, 25 fps.
+ */
+export async function walkerBeforeTreesClip(walker: string, out: string, options: WalkerBeforeTreesOptions): Promise<string> {
+  const width = 640, height = 360, fps = 25;
+  const info = await probeClip(walker);
+  const w = Math.round((info.width * options.scale) / 2) * 2, h = Math.round((info.height * options.scale) / 2) * 2;
+  const body = await decode(walker, w, h, fps);
+  const grays = body.map((rgb) => {
+    const gray = Buffer.alloc(w * h);
+    for (let p = 0; p < gray.length; p++) gray[p] = Math.round(0.299 * rgb[p * 3]! + 0.587 * rgb[p * 3 + 1]! + 0.114 * rgb[p * 3 + 2]!);
+    return gray;
+  });
+  const bg = medianBackground(grays, w * h);
+  const src = await picture('kite_and_cold.jpg', width, height, { x: 0.02, y: 0.33, w: 0.22, h: 0.185 });
+  const mask = await vegetationMask(src);
+  const field = new SwayField(width, height, options.seed ?? 7);
+  const rand = random((options.seed ?? 7) + 100);
+  const leaves = options.flicker ? new LeafFlicker(mask, width, height, options.flicker, 1.5, (options.seed ?? 7) + 200) : undefined;
+  const left = Math.round(options.at.x * width), top = Math.round(options.at.y * height);
+  const frames = function* () {
+    for (let n = 0; n < body.length; n++) {
+      const frame = field.warp(src, n / fps, mask);
+      leaves?.apply(frame, n / fps);
+      const person = bodyMask(grays[n]!, bg, w, h, true);
+      for (let y = Math.max(0, -top); y < Math.min(h, height - top); y++) {
+        for (let x = Math.max(0, -left); x < Math.min(w, width - left); x++) {
+          if (!person[y * w + x]) continue;
+          const p = ((top + y) * width + left + x) * 3, q = (y * w + x) * 3;
+          for (let c = 0; c < 3; c++) frame[p + c] = body[n]![q + c]!;
+        }
+      }
       yield options.grain ? addGrain(frame, options.grain, rand) : frame;
     }
   };
@@ -307,6 +356,8 @@ export async function foliageOverClip(clip: string, out: string, options: Foliag
     }
   }
   const field = new SwayField(bw, bh, options.seed ?? 5);
+  // a bush a metre or two across: its leaves some 4 px
+  const leaves = options.flicker ? new LeafFlicker(alpha, bw, bh, options.flicker, 4, (options.seed ?? 5) + 200) : undefined;
   const still = new Float32Array(bw * bh).fill(1);
   const warped = Buffer.alloc(bw * bh * 3);
   const x0 = options.corner === 'left' ? 0 : width - bw, y0 = 0;
@@ -314,6 +365,7 @@ export async function foliageOverClip(clip: string, out: string, options: Foliag
     for (let n = 0; n < frames.length; n++) {
       const frame = Buffer.from(frames[n]!);
       field.warp(bush, n / fps, still, warped);
+      leaves?.apply(warped, n / fps);
       for (let y = 0; y < bh; y++) {
         for (let x = 0; x < bw; x++) {
           const a = alpha[y * bw + x]!;

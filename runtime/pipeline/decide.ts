@@ -27,6 +27,8 @@ export interface FrameFindings {
   flags?: Sighting[];
   /** seen with the drops of heavy rain or snow taken out over a fifth of a second either side (each pixel's darkest, or brightest) */
   derained?: boolean;
+  /** the part of the frame the look framed (its region, in frame coordinates); absent: the whole frame */
+  framing?: Box;
 }
 
 export interface Decision {
@@ -267,11 +269,36 @@ function birdOfAFlock(flag: Sighting, t: number, frames: FrameFindings[], aspect
 /**
  * Second opinion on unsure sightings in foliage: a person or vehicle under its threshold whose
  * box lies mostly on cells that sway in place (foliage.ts) is leaves the detector half took for
- * one. A sure sighting always stands.
+ * one, unless a look at the same moment framed closer saw it there too (doubts: a far walker in
+ * front of swaying trees is as unsure to the detector as leaves are, and closer he is a walker
+ * again, where leaves stay leaves). A sure sighting always stands.
  */
-function dropUnsureOnFoliage(frame: FrameFindings, swaying: Uint8Array | undefined, unsure: (d: Detection) => boolean): FrameFindings {
+function dropUnsureOnFoliage(frame: FrameFindings, frames: FrameFindings[], swaying: Uint8Array | undefined, judge: Judge, aspect: number): FrameFindings {
   if (!swaying) return frame;
-  return withoutDetections(frame, (d) => SWAY_EXPLAINED.includes(d.label) && unsure(d) && swayingShare(d.box, swaying, MOTION_GRID) >= 0.5);
+  return withoutDetections(frame, (d) => onFoliage(d, swaying, judge) && !seenAgainThen(d, frame, frames, judge, aspect));
+}
+
+/** An unsure person, vehicle or animal on cells that sway in place. */
+const onFoliage = (d: Detection, swaying: Uint8Array, judge: Judge) =>
+  SWAY_EXPLAINED.includes(d.label) && d.score < judge.threshold(d.label) && swayingShare(d.box, swaying, MOTION_GRID) >= 0.5;
+
+/**
+ * Two looks frame the same moment apart when the area of one framing is at most this share of
+ * the other's: a closer look's region is half as wide, a quarter of the area. The same framing
+ * again (a look at the frame with the drops taken out, then as it is) sees the same leaves the
+ * same way.
+ */
+const FRAMED_APART = 0.5;
+const framingArea = (f: FrameFindings) => (f.framing ? area(f.framing) : 1);
+
+/** A look at the same moment framed apart from this one (one of them closer) saw the same label on the same body, both at confirm_score or more. */
+function seenAgainThen(d: Detection, frame: FrameFindings, frames: FrameFindings[], judge: Judge, aspect: number): boolean {
+  if (d.score < judge.unsure) return false;
+  const here = { t: frame.t, sample: frame.sample, box: d.box };
+  const apart = (other: FrameFindings) =>
+    Math.min(framingArea(other), framingArea(frame)) <= FRAMED_APART * Math.max(framingArea(other), framingArea(frame));
+  return frames.some((other) => other !== frame && Math.abs(other.t - frame.t) < 1e-6 && apart(other) &&
+    other.detections.some((o) => o.label === d.label && o.score >= judge.unsure && oneBody(here, { t: other.t, sample: other.sample, box: o.box }, aspect)));
 }
 
 /** A bird crossing: the detector boxed a thing that flies on the traveller's path in this many samples while it went. */
@@ -346,7 +373,7 @@ export function sureIntruders(frame: FrameFindings, judge: Judge): FrameFindings
   return { t: frame.t, sample: frame.sample, scores, detections: frame.detections.filter((d) => sure(d.label, d.score)) };
 }
 
-/** A person or vehicle seen once, within a step of its threshold: where to look again. */
+/** A person or vehicle seen once, within a step of its threshold, or only unsure on swaying leaves: where to look again. */
 export interface Doubt {
   label: ServiceLabel;
   /** the frame it was seen in */
@@ -374,21 +401,39 @@ function sightingsOf(frames: FrameFindings[], label: ServiceLabel): Array<{ t: n
  * part of a body in each frame, and taking them out over a fifth of a second leaves a walker
  * another ghost, so the score of one body moves by several steps from frame to frame (and as
  * much with its region framed a few pixels over). A lone sighting anywhere from confirm_score
- * up to the threshold is a doubt there too.
+ * up to the threshold is a doubt there too. So is a person or vehicle seen only unsure on swaying
+ * leaves (inFoliage), which the second opinions would otherwise drop unseen again.
  */
 export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge, wet = false): Doubt[] {
   if (judge.step <= 0) return [];
   const frames = secondOpinions(found, pattern, judge);
   const within = (score: number, mark: number) => Math.abs(score - mark) < judge.step;
+  const swaying = swayingCells(pattern.sway);
   return judge.intruders.flatMap((label) => {
     const sightings = sightingsOf(frames, label).filter((s) => labelAllowed(label, s.detection.score, judge.rules) && inZone(s.detection.box, judge.rules));
-    if (sightings.length === 0) return [];
+    const leaves = () => (swaying ? inFoliage(found, label, swaying, judge) : []);
+    if (sightings.length === 0) return leaves();
     const { t, detection } = sightings.reduce((a, b) => (b.detection.score > a.detection.score ? b : a));
     const doubtful = sightings.length === 1
       ? within(detection.score, judge.threshold(label)) || (wet && detection.score >= judge.unsure && detection.score < judge.threshold(label))
       : detection.score < judge.unsure && within(detection.score, judge.unsure);
-    return doubtful ? [{ label, t, box: detection.box }] : [];
+    if (doubtful) return [{ label, t, box: detection.box }];
+    // a sure sighting elsewhere decides the label whatever the leaves hold
+    return detection.score < judge.threshold(label) ? leaves() : [];
   });
+}
+
+/**
+ * A person or vehicle seen only unsure on swaying leaves (dropUnsureOnFoliage), at confirm_score
+ * or more: leaves half taken for one, or someone far in front of them. The best such sighting is
+ * looked at closer, and the looks decide as margins' do.
+ */
+function inFoliage(found: FrameFindings[], label: ServiceLabel, swaying: Uint8Array, judge: Judge): Doubt[] {
+  const unsure = sightingsOf(found.map((f) => applyCameraRules(f, judge.rules)), label)
+    .filter((s) => s.detection.score >= judge.unsure && onFoliage(s.detection, swaying, judge) && labelAllowed(label, s.detection.score, judge.rules) && inZone(s.detection.box, judge.rules));
+  if (unsure.length === 0) return [];
+  const { t, detection } = unsure.reduce((a, b) => (b.detection.score > a.detection.score ? b : a));
+  return [{ label, t, box: detection.box }];
 }
 
 /** The higher of a label's scores is kept, rounded as results show it. */
@@ -404,8 +449,8 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
  */
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
-  const unsure = (d: Detection) => d.score < judge.threshold(d.label);
-  const each = dropAnimalsAroundPersons(found.map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)))).map((f) => dropUnsureOnFoliage(f, swaying, unsure));
+  const each = dropAnimalsAroundPersons(found.map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules))))
+    .map((f, _, all) => dropUnsureOnFoliage(f, all, swaying, judge, pattern.aspect ?? 1));
   return dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1);
 }
 

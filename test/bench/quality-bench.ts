@@ -12,7 +12,7 @@ import { readStat } from '../../runtime/ops/children.js';
 import { ModelService } from '../../runtime/models/model-service.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { panClip, pannedClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
-import { flagClip, treesInWindClip } from '../support/nuisance-clips.js';
+import { flagClip, treesInWindClip, walkerBeforeTreesClip } from '../support/nuisance-clips.js';
 import { media, SHARED_MODELS } from '../support/paths.js';
 import { farNightWalkerClip, mothAtLensClip, nightViewClip } from '../support/night.js';
 import { flockClip } from '../support/sky.js';
@@ -77,6 +77,7 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'a bird gliding across a grey sky', file: await flockClip(path.join(dir, 'one-bird.mp4'), { seed: 1, birds: 1, span: [20, 30] }), ...sky, must: ['animal'] },
     { name: 'still picture', file: await stillClip('grace_hopper.png', path.join(dir, 'still.mp4')), must: ['NOTHING'], mustNot: [], risks: ['safe'] },
     { name: 'trees in wind', file: await treesInWindClip(path.join(dir, 'trees.mp4'), { grain: 8 }), must: ['plant', 'wind'], mustNot: ['person', 'vehicule'], risks: ['safe'] },
+    { name: 'a far worker walking towards trees swaying in wind', file: await walkerBeforeTreesClip(media('real/worker_hardhat_walking.mp4'), path.join(dir, 'walker-trees.mp4'), { scale: 0.35, at: { x: 0.15, y: 0.68 } }), must: ['person', 'intrusion', 'plant', 'wind'], mustNot: ['vehicule'], risks: ['intrusion'] },
     { name: 'flag on a pole', file: await flagClip(path.join(dir, 'flag.mp4'), { cloth: 'bands' }), must: ['flag'], mustNot: ['person', 'vehicule', 'plant'], risks: ['safe'] },
     { name: 'downpour over the empty room', file: await weatherClip(media('real/indoor_empty_room.mp4'), path.join(dir, 'downpour.mp4'), { kind: 'rain', density: 'downpour' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },
     { name: 'heavy snow over the empty room', file: await weatherClip(media('real/indoor_empty_room.mp4'), path.join(dir, 'snow.mp4'), { kind: 'snow', density: 'heavy' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { ffmpeg, nightWalkerClip, nudgedCameraClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
 import { suiteDaemon } from '../support/daemon.js';
-import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from '../support/nuisance-clips.js';
+import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip, walkerBeforeTreesClip } from '../support/nuisance-clips.js';
 import { nightViewClip, snowAtNightClip } from '../support/night.js';
 import { media } from '../support/paths.js';
 import { bundledManifest } from '../../runtime/models/manifest.js';
@@ -359,6 +359,17 @@ describe('classification outcomes (default pack, real models)', function () {
       expect(r.labels).to.include.members(['plant', 'wind']);
       for (const label of ['person', 'vehicule', 'intrusion', 'rain', 'flag']) expect(r.labels).to.not.include(label);
       expect(r.risk).to.equal('safe');
+    });
+  }
+
+  // The detector is as unsure of a far walker in front of swaying trees as of leaves it half
+  // takes for one; a closer look at that moment tells them apart (decide.ts, inFoliage).
+  for (const flicker of [0, 0.25]) {
+    it(`a far worker walking towards trees swaying in wind${flicker ? ', their leaves flickering' : ''}: person and intrusion`, async () => {
+      const clip = await walkerBeforeTreesClip(real('worker_hardhat_walking.mp4'), path.join(dir, `walker-trees-${flicker}.mp4`), { scale: 0.35, at: { x: 0.15, y: 0.68 }, flicker });
+      const r = await classify(clip);
+      expect(r.labels).to.include.members(['person', 'intrusion', 'plant', 'wind']);
+      expect(r.risk).to.equal('intrusion');
     });
   }
 

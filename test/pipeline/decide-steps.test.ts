@@ -146,6 +146,25 @@ describe('decide, step 1: second opinions on each frame', () => {
     // the same unsure person in a clip without sway stays
     expect(secondOpinions([frame(0, [onLeaves], crownBox)], pattern, judge)[0]!.detections).to.deep.equal([onLeaves]);
   });
+
+  it('an unsure person on swaying cells that a look at the same moment framed closer saw too stays, in both looks; the same framing again, or another body, does not keep it', () => {
+    const far = person(0.42, { x: 0.2, y: 0.25, w: 0.03, h: 0.1 });
+    const wide = { ...frame(1, [far], crownBox), framing: { x: 0, y: 0, w: 0.6, h: 1 } };
+    const closer = { ...frame(1, [person(0.42, { x: 0.205, y: 0.25, w: 0.03, h: 0.1 })], crownBox), framing: { x: 0.1, y: 0.1, w: 0.25, h: 0.4 } };
+    const kept = secondOpinions([wide, closer], swaying, judge);
+    expect(kept.map((f) => f.detections.length), 'seen in both framings').to.deep.equal([1, 1]);
+    // a look with the same framing (the frame as it is after the frame with the drops taken out) sees the same leaves the same way
+    const again = { ...closer, framing: wide.framing };
+    expect(secondOpinions([wide, again], swaying, judge).map((f) => f.detections.length), 'framed alike').to.deep.equal([0, 0]);
+    // the closer look saw a person elsewhere, or at another moment: no corroboration
+    const elsewhere = { ...closer, detections: [person(0.42, { x: 0.5, y: 0.25, w: 0.03, h: 0.1 })] };
+    expect(secondOpinions([wide, elsewhere], swaying, judge)[0]!.detections, 'another body').to.deep.equal([]);
+    const later = { ...closer, t: 1.5, sample: frame(1.5, [], crownBox).sample };
+    expect(secondOpinions([wide, later], swaying, judge)[0]!.detections, 'another moment').to.deep.equal([]);
+    // under confirm_score in either look: leaves
+    const faint = { ...closer, detections: [person(0.34, closer.detections[0]!.box)] };
+    expect(secondOpinions([wide, faint], swaying, judge)[0]!.detections, 'the closer look unsure under confirm_score').to.deep.equal([]);
+  });
 });
 
 describe('decide, step 2: the weather', () => {

@@ -57,6 +57,16 @@ describe('margins: a sighting one step from its threshold is looked at again', (
     });
   }
 
+  it('a person seen only unsure on swaying leaves (which the second opinions drop), from confirm_score up, is a doubt: looked at closer', () => {
+    const cells = MOTION_GRID.x * MOTION_GRID.y;
+    const all = (v: number) => new Float32Array(cells).fill(v);
+    // every cell sways in place: persistent, back and forth, smooth, slow, textured still
+    const swaying: MotionPattern = { ...pattern, sway: { cameraStill: true, duty: all(0.8), straightness: all(0.1), speed: all(0.2), smoothness: all(0.5) } };
+    expect(doubts(seenOnce(0.42), swaying, judgeOf(manifest))).to.deep.equal([{ label: 'person', t: 0.5, box: walker(0.2) }]);
+    expect(doubts(seenOnce(0.34), swaying, judgeOf(manifest)), 'under confirm_score').to.deep.equal([]);
+    expect(doubts(seenOnce(0.42), pattern, judgeOf(manifest)), 'without sway: an unsure sighting, no margin').to.deep.equal([]);
+  });
+
   it('in heavy rain or snow (looks at frames with its drops taken out), a person seen once from confirm_score up to the threshold is a doubt; under confirm_score, clear of the threshold, or dry, no doubt', () => {
     const wet = true;
     for (const score of [0.42, 0.5]) expect(doubts(seenOnce(score), pattern, judgeOf(manifest), wet)).to.deep.equal([{ label: 'person', t: 0.5, box: walker(0.2) }]);

@@ -203,8 +203,9 @@ export interface FoliageOptions {
  * Leaves fluttering on their stalks turn over in place two to eight times a second, faster than
  * the branch they hang from sways, and show their paler undersides, or the sky between them,
  * for part of each turn: spots a leaf or a cluster wide (`size` px across, give or take 40 %)
- * that brighten and go back, each at its own rate and phase, over `share` of the foliage. Real trees in wind flicker so at 320 px, the same pixels again and again, where a
- * smooth warp of a picture does not (runtime/pipeline/README.md, "Foliage and wind").
+ * that brighten and go back, each at its own rate and phase, over `share` of the foliage. Real
+ * trees in wind flicker so at 320 px, the same pixels again and again, where a smooth warp of a
+ * picture does not (runtime/pipeline/README.md, "Foliage and wind").
  */
 class LeafFlicker {
   private readonly leaves: Array<{ x: number; y: number; r: number; freq: number; phase: number; light: number; pale: number }> = [];
@@ -250,27 +251,40 @@ function addGrain(frame: Buffer, grain: number, rand: () => number): Buffer {
 }
 
 /**
- * Trees in wind seen by a still camera: the tree line of kite_and_cold.jpg, enlarged (the sky
- * above and the grass below stay still), the trees swaying branch by branch; with `flicker`, their
- * leaves turning over in place too; with `grain`, a grainy sensor's noise over all of it.
- * 640x360, 25 fps.
+ * The trees in wind of treesInWindClip, frame by frame (640x360, 25 fps): the tree line of
+ * kite_and_cold.jpg, enlarged, swaying branch by branch, flickering with `flicker`; `over` draws
+ * on a frame before the sensor's grain (`grain`) goes over it all.
  */
-export async function treesInWindClip(out: string, options: FoliageOptions = {}): Promise<string> {
-  const width = 640, height = 360, fps = 25, seconds = options.seconds ?? 6;
+async function swayingTrees(options: FoliageOptions) {
+  const width = 640, height = 360, fps = 25;
   const src = await picture('kite_and_cold.jpg', width, height, { x: 0.02, y: 0.33, w: 0.22, h: 0.185 });
   const mask = await vegetationMask(src);
   const field = new SwayField(width, height, options.seed ?? 7);
   const rand = random((options.seed ?? 7) + 100);
   // a leaf or a cluster of a tree line some 20 m wide: about 1.5 px
   const leaves = options.flicker ? new LeafFlicker(mask, width, height, options.flicker, 1.5, (options.seed ?? 7) + 200) : undefined;
-  const frames = function* () {
-    for (let n = 0; n < seconds * fps; n++) {
-      const frame = field.warp(src, n / fps, mask);
-      leaves?.apply(frame, n / fps);
-      yield options.grain ? addGrain(frame, options.grain, rand) : frame;
-    }
+  const frame = (n: number, over?: (frame: Buffer) => void): Buffer => {
+    const view = field.warp(src, n / fps, mask);
+    leaves?.apply(view, n / fps);
+    over?.(view);
+    return options.grain ? addGrain(view, options.grain, rand) : view;
   };
-  return encode(out, width, height, fps, frames());
+  return { width, height, fps, frame };
+}
+
+/**
+ * Trees in wind seen by a still camera: the tree line of kite_and_cold.jpg, enlarged (the sky
+ * above and the grass below stay still), the trees swaying branch by branch; with `flicker`, their
+ * leaves turning over in place too; with `grain`, a grainy sensor's noise over all of it.
+ * 640x360, 25 fps.
+ */
+export async function treesInWindClip(out: string, options: FoliageOptions = {}): Promise<string> {
+  const seconds = options.seconds ?? 6;
+  const trees = await swayingTrees(options);
+  const frames = function* () {
+    for (let n = 0; n < seconds * trees.fps; n++) yield trees.frame(n);
+  };
+  return encode(out, trees.width, trees.height, trees.fps, frames());
 }
 
 export interface WalkerBeforeTreesOptions extends FoliageOptions {
@@ -287,7 +301,8 @@ export interface WalkerBeforeTreesOptions extends FoliageOptions {
  * the walker's clip, 640x360, 25 fps.
  */
 export async function walkerBeforeTreesClip(walker: string, out: string, options: WalkerBeforeTreesOptions): Promise<string> {
-  const width = 640, height = 360, fps = 25;
+  const trees = await swayingTrees(options);
+  const { width, height, fps } = trees;
   const info = await probeClip(walker);
   const w = Math.round((info.width * options.scale) / 2) * 2, h = Math.round((info.height * options.scale) / 2) * 2;
   const body = await decode(walker, w, h, fps);
@@ -297,26 +312,19 @@ export async function walkerBeforeTreesClip(walker: string, out: string, options
     return gray;
   });
   const bg = medianBackground(grays, w * h);
-  const src = await picture('kite_and_cold.jpg', width, height, { x: 0.02, y: 0.33, w: 0.22, h: 0.185 });
-  const mask = await vegetationMask(src);
-  const field = new SwayField(width, height, options.seed ?? 7);
-  const rand = random((options.seed ?? 7) + 100);
-  const leaves = options.flicker ? new LeafFlicker(mask, width, height, options.flicker, 1.5, (options.seed ?? 7) + 200) : undefined;
   const left = Math.round(options.at.x * width), top = Math.round(options.at.y * height);
-  const frames = function* () {
-    for (let n = 0; n < body.length; n++) {
-      const frame = field.warp(src, n / fps, mask);
-      leaves?.apply(frame, n / fps);
-      const person = bodyMask(grays[n]!, bg, w, h, true);
-      for (let y = Math.max(0, -top); y < Math.min(h, height - top); y++) {
-        for (let x = Math.max(0, -left); x < Math.min(w, width - left); x++) {
-          if (!person[y * w + x]) continue;
-          const p = ((top + y) * width + left + x) * 3, q = (y * w + x) * 3;
-          for (let c = 0; c < 3; c++) frame[p + c] = body[n]![q + c]!;
-        }
+  const carry = (n: number) => (frame: Buffer) => {
+    const person = bodyMask(grays[n]!, bg, w, h, true);
+    for (let y = Math.max(0, -top); y < Math.min(h, height - top); y++) {
+      for (let x = Math.max(0, -left); x < Math.min(w, width - left); x++) {
+        if (!person[y * w + x]) continue;
+        const p = ((top + y) * width + left + x) * 3, q = (y * w + x) * 3;
+        for (let c = 0; c < 3; c++) frame[p + c] = body[n]![q + c]!;
       }
-      yield options.grain ? addGrain(frame, options.grain, rand) : frame;
     }
+  };
+  const frames = function* () {
+    for (let n = 0; n < body.length; n++) yield trees.frame(n, carry(n));
   };
   return encode(out, width, height, fps, frames());
 }

@@ -410,10 +410,10 @@ export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Ju
   const within = (score: number, mark: number) => Math.abs(score - mark) < judge.step;
   const swaying = swayingCells(pattern.sway);
   return judge.intruders.flatMap((label) => {
-    const sightings = sightingsOf(frames, label).filter((s) => labelAllowed(label, s.detection.score, judge.rules) && inZone(s.detection.box, judge.rules));
+    const sightings = sightingsOf(frames, label).filter((s) => counted(s.detection, judge));
     const leaves = () => (swaying ? inFoliage(found, label, swaying, judge) : []);
     if (sightings.length === 0) return leaves();
-    const { t, detection } = sightings.reduce((a, b) => (b.detection.score > a.detection.score ? b : a));
+    const { t, detection } = best(sightings);
     const doubtful = sightings.length === 1
       ? within(detection.score, judge.threshold(label)) || (wet && detection.score >= judge.unsure && detection.score < judge.threshold(label))
       : detection.score < judge.unsure && within(detection.score, judge.unsure);
@@ -430,11 +430,17 @@ export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Ju
  */
 function inFoliage(found: FrameFindings[], label: ServiceLabel, swaying: Uint8Array, judge: Judge): Doubt[] {
   const unsure = sightingsOf(found.map((f) => applyCameraRules(f, judge.rules)), label)
-    .filter((s) => s.detection.score >= judge.unsure && onFoliage(s.detection, swaying, judge) && labelAllowed(label, s.detection.score, judge.rules) && inZone(s.detection.box, judge.rules));
+    .filter((s) => s.detection.score >= judge.unsure && onFoliage(s.detection, swaying, judge) && counted(s.detection, judge));
   if (unsure.length === 0) return [];
-  const { t, detection } = unsure.reduce((a, b) => (b.detection.score > a.detection.score ? b : a));
+  const { t, detection } = best(unsure);
   return [{ label, t, box: detection.box }];
 }
+
+/** A sighting the camera's rules let count: its label allowed at its score, inside the zones. */
+const counted = (d: Detection, judge: Judge) => labelAllowed(d.label, d.score, judge.rules) && inZone(d.box, judge.rules);
+
+/** The surest of some sightings. */
+const best = <S extends { detection: Detection }>(sightings: S[]): S => sightings.reduce((a, b) => (b.detection.score > a.detection.score ? b : a));
 
 /** The higher of a label's scores is kept, rounded as results show it. */
 function raise(scores: Scores, label: ServiceLabel, score: number): void {

@@ -6,7 +6,7 @@ import type { Manifest } from '../core/model-manifest.js';
 import { area, centreDistance, covered, inside, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { cellGroups } from './cell-groups.js';
-import { cellCentre, eitherOf, swayingCells, swayingShare, swayScores } from './foliage.js';
+import { cellCentre, eitherOf, swayFindings, swayingCells, swayingShare, swayScores } from './foliage.js';
 import { inView } from './camera-path.js';
 import type { Sighting } from './decoders.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
@@ -382,7 +382,10 @@ export interface Doubt {
 }
 
 /** Per intruder label, its boxed sightings: the best of each frame that saw it. */
-function sightingsOf(frames: FrameFindings[], label: ServiceLabel): Array<{ t: number; detection: Detection }> {
+/** A label's surest detection in one look, and when. */
+type Seen = { t: number; detection: Detection };
+
+function sightingsOf(frames: FrameFindings[], label: ServiceLabel): Seen[] {
   return frames.flatMap((f) => {
     const seen = f.detections.filter((d) => d.label === label);
     return seen.length ? [{ t: f.t, detection: seen.reduce((a, b) => (b.score > a.score ? b : a)) }] : [];
@@ -402,16 +405,20 @@ function sightingsOf(frames: FrameFindings[], label: ServiceLabel): Array<{ t: n
  * another ghost, so the score of one body moves by several steps from frame to frame (and as
  * much with its region framed a few pixels over). A lone sighting anywhere from confirm_score
  * up to the threshold is a doubt there too. So is a person or vehicle seen only unsure on swaying
- * leaves (inFoliage), which the second opinions would otherwise drop unseen again.
+ * leaves (inFoliage), which the second opinions would otherwise drop unseen again, and, where
+ * leaves sway, one seen unsure beside them. Each label's first doubt comes before any label's
+ * second (firstsFirst).
  */
 export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge, wet = false): Doubt[] {
   if (judge.step <= 0) return [];
   const frames = secondOpinions(found, pattern, judge);
   const within = (score: number, mark: number) => Math.abs(score - mark) < judge.step;
   const swaying = swayingCells(pattern.sway);
-  return judge.intruders.flatMap((label) => {
+  // foliage witnessed (swaying cells side by side), not a lone cell: someone beside it is a margin too
+  const leavesSway = swayFindings(pattern.sway, MOTION_GRID).foliage > 0;
+  return firstsFirst(judge.intruders.map((label): Doubt[] => {
     const sightings = sightingsOf(frames, label).filter((s) => counted(s.detection, judge));
-    const leaves = () => (swaying ? inFoliage(found, label, swaying, judge) : []);
+    const leaves = (beside: Seen[] = []) => (swaying ? inFoliage(found, label, swaying, judge, beside) : []);
     if (sightings.length === 0) return leaves();
     const { t, detection } = best(sightings);
     const doubtful = sightings.length === 1
@@ -419,21 +426,38 @@ export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Ju
       : detection.score < judge.unsure && within(detection.score, judge.unsure);
     if (doubtful) return [{ label, t, box: detection.box }];
     // a sure sighting elsewhere decides the label whatever the leaves hold
-    return detection.score < judge.threshold(label) ? leaves() : [];
-  });
+    return detection.score < judge.threshold(label) ? leaves(leavesSway ? sightings.filter((s) => s.detection.score >= judge.unsure) : []) : [];
+  }));
 }
+
+/** Each label's first doubt before any label's second: the looks again are few (a vehicle's margin is not crowded out by a person's second place). */
+const firstsFirst = (lists: Doubt[][]): Doubt[] => {
+  const out: Doubt[] = [];
+  for (let rank = 0; lists.some((l) => l.length > rank); rank++) for (const l of lists) if (l[rank]) out.push(l[rank]!);
+  return out;
+};
+
+/**
+ * Places apart looked at closer where leaves sway, at most: leaves taken for a person at one
+ * place do not take the only look from a far walker half seen at another.
+ */
+const FOLIAGE_PLACES = 2;
 
 /**
  * A person or vehicle seen only unsure on swaying leaves (dropUnsureOnFoliage), at confirm_score
- * or more: leaves half taken for one, or someone far in front of them. The best such sighting is
- * looked at closer, and the looks decide as margins' do.
+ * or more: leaves half taken for one, or someone far in front of them. Swaying leaves make such
+ * sightings, and someone half seen beside them (`beside`: unsure sightings off the leaves, where
+ * none reached the threshold and foliage was witnessed) is as unsure: the surest of them all at up to FOLIAGE_PLACES
+ * places apart are looked at closer, and the looks decide as margins' do.
  */
-function inFoliage(found: FrameFindings[], label: ServiceLabel, swaying: Uint8Array, judge: Judge): Doubt[] {
+function inFoliage(found: FrameFindings[], label: ServiceLabel, swaying: Uint8Array, judge: Judge, beside: Seen[]): Doubt[] {
   const unsure = sightingsOf(found.map((f) => applyCameraRules(f, judge.rules)), label)
-    .filter((s) => s.detection.score >= judge.unsure && onFoliage(s.detection, swaying, judge) && counted(s.detection, judge));
-  if (unsure.length === 0) return [];
-  const { t, detection } = best(unsure);
-  return [{ label, t, box: detection.box }];
+    .filter((s) => s.detection.score >= judge.unsure && onFoliage(s.detection, swaying, judge) && counted(s.detection, judge)).concat(beside);
+  const places: typeof unsure = [];
+  for (const s of unsure.sort((a, b) => b.detection.score - a.detection.score)) {
+    if (places.length < FOLIAGE_PLACES && !places.some((p) => iou(p.detection.box, s.detection.box) > 0)) places.push(s);
+  }
+  return places.map(({ t, detection }) => ({ label, t, box: detection.box }));
 }
 
 /** A sighting the camera's rules let count: its label allowed at its score, inside the zones. */

@@ -373,6 +373,15 @@ describe('classification outcomes (default pack, real models)', function () {
     });
   }
 
+  // Farther along the tree line, the leaves beside him are taken for a person more surely than
+  // he is: both places are looked at closer.
+  it('a far worker walking towards the trees where leaves beside him are half taken for a person too: person and intrusion', async () => {
+    const clip = await walkerBeforeTreesClip(real('worker_hardhat_walking.mp4'), path.join(dir, 'walker-beside-leaves.mp4'), { scale: 0.35, at: { x: 0.35, y: 0.68 } });
+    const r = await classify(clip);
+    expect(r.labels).to.include.members(['person', 'intrusion', 'plant', 'wind']);
+    expect(r.risk).to.equal('intrusion');
+  });
+
   it('trees swaying in wind from a low-rate camera (320x240, 3 new frames a second, each repeated): plant and wind, safe, nobody', async () => {
     const smooth = await treesInWindClip(path.join(dir, 'trees-for-low-rate.mp4'));
     const lowRate = path.join(dir, 'trees-low-rate.mp4');

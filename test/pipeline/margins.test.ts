@@ -67,6 +67,29 @@ describe('margins: a sighting one step from its threshold is looked at again', (
     expect(doubts(seenOnce(0.42), pattern, judgeOf(manifest)), 'without sway: an unsure sighting, no margin').to.deep.equal([]);
   });
 
+  it('where leaves sway, leaves taken for a person at one place do not take the only look from a walker half seen beside them: both places are looked at closer, the surer first, and a vehicle\'s margin before the person\'s second place', () => {
+    const cells = MOTION_GRID.x * MOTION_GRID.y;
+    // the left half of the view sways in place (a tree line); the right half is still (a field)
+    const left = (v: number) => Float32Array.from({ length: cells }, (_, c) => ((c % MOTION_GRID.x) < MOTION_GRID.x / 2 ? v : 0));
+    const all = (v: number) => new Float32Array(cells).fill(v);
+    const trees: MotionPattern = { ...pattern, sway: { cameraStill: true, duty: left(0.8), straightness: all(0.1), speed: all(0.2), smoothness: all(0.5) } };
+    const leaves = { x: 0.1, y: 0.3, w: 0.1, h: 0.2 };
+    const walkerBeside = walker(0.7);
+    const look = frame(1, [{ label: 'person', score: 0.5, box: leaves }, { label: 'person', score: 0.42, box: walkerBeside }], { x: 0, y: 0.2, w: 0.8, h: 0.6 });
+    expect(doubts([look], trees, judgeOf(manifest))).to.deep.equal([
+      { label: 'person', t: 1, box: leaves },
+      { label: 'person', t: 1, box: walkerBeside },
+    ]);
+    // without swaying leaves, the 0.5 is a margin, and the walker's 0.42 (more than a step under 0.55) none
+    expect(doubts([look], pattern, judgeOf(manifest)), 'no sway').to.deep.equal([{ label: 'person', t: 1, box: leaves }]);
+    // nor beside a lone swaying cell: no foliage witnessed (a mouse circling an arena sways a cell)
+    const lone = Float32Array.from({ length: cells }, (_, c) => (c === 3 * MOTION_GRID.x + 1 ? 0.8 : 0));
+    const oneCell: MotionPattern = { ...pattern, sway: { ...trees.sway!, duty: lone } };
+    expect(doubts([look], oneCell, judgeOf(manifest)), 'a lone swaying cell').to.deep.equal([{ label: 'person', t: 1, box: leaves }]);
+    const car = frame(2, [{ label: 'vehicule', score: 0.58, box: walker(0.4) }], walker(0.4));
+    expect(doubts([look, car], trees, judgeOf(manifest)).map((d) => d.label)).to.deep.equal(['person', 'vehicule', 'person']);
+  });
+
   it('in heavy rain or snow (looks at frames with its drops taken out), a person seen once from confirm_score up to the threshold is a doubt; under confirm_score, clear of the threshold, or dry, no doubt', () => {
     const wet = true;
     for (const score of [0.42, 0.5]) expect(doubts(seenOnce(score), pattern, judgeOf(manifest), wet)).to.deep.equal([{ label: 'person', t: 0.5, box: walker(0.2) }]);

@@ -381,10 +381,10 @@ export interface Doubt {
   box: Box;
 }
 
-/** Per intruder label, its boxed sightings: the best of each frame that saw it. */
 /** A label's surest detection in one look, and when. */
 type Seen = { t: number; detection: Detection };
 
+/** Per intruder label, its boxed sightings: the best of each frame that saw it. */
 function sightingsOf(frames: FrameFindings[], label: ServiceLabel): Seen[] {
   return frames.flatMap((f) => {
     const seen = f.detections.filter((d) => d.label === label);
@@ -447,8 +447,8 @@ const FOLIAGE_PLACES = 2;
  * A person or vehicle seen only unsure on swaying leaves (dropUnsureOnFoliage), at confirm_score
  * or more: leaves half taken for one, or someone far in front of them. Swaying leaves make such
  * sightings, and someone half seen beside them (`beside`: unsure sightings off the leaves, where
- * none reached the threshold and foliage was witnessed) is as unsure: the surest of them all at up to FOLIAGE_PLACES
- * places apart are looked at closer, and the looks decide as margins' do.
+ * none reached the threshold and foliage was witnessed) is as unsure: the surest of them all,
+ * at up to FOLIAGE_PLACES places apart, are looked at closer, and the looks decide as margins' do.
  */
 function inFoliage(found: FrameFindings[], label: ServiceLabel, swaying: Uint8Array, judge: Judge, beside: Seen[]): Doubt[] {
   const unsure = sightingsOf(found.map((f) => applyCameraRules(f, judge.rules)), label)

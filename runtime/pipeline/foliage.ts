@@ -53,8 +53,8 @@ const SIGNIFICANT = 3;
  * ...and its gray levels changed visibly: by one level at least (8-bit rounding), and by half
  * again the clip's noise (the mean change of its stillest cells). Over a cell's 24 pixels the
  * mean of independent noise spreads by about 0.75 / √24 = 15 % of itself: 1.5 times is three
- * of those. Codec noise, correlated in blocks, spreads more; it is also uncorrelated from one
- * sample to the next, which SMOOTH tests.
+ * of those. Codec noise, correlated in blocks, spreads more, and is held back by the flow's
+ * significance (three times flowError) in most samples.
  */
 const CHANGED = 1;
 const NOISY_CHANGE = 1.5;
@@ -247,13 +247,15 @@ const PERSISTENT = 0.5;
  */
 const RETURNS = 0.5;
 /**
- * Lucas-Kanade reads a displacement from the first-order change of the picture: beyond half a
- * pixel a sample the estimate shrinks and its direction aliases, and "back and forth" cannot
- * be read from it. A cell moving faster on average (a flag's cloth, a running animal) is not
- * read as a sway. A branch swaying by 1.5 px at 96 px wide (10 px at 640 px) at 0.5 Hz peaks
- * at 0.47 px a sample.
+ * Lucas-Kanade reads a displacement from the first-order change of the picture: it shrinks
+ * beyond a pixel or so and the direction of a fine texture aliases, and "back and forth" cannot
+ * be read from it. A cell moving faster on average is not read as a sway: a flag's cloth
+ * flapping by 2 px at 96 px wide at 3 Hz or more (2.4 px a sample and more), a mouse running
+ * laps at a fifth of the view a second (2 px a sample). A tree's swing and vibration stay under
+ * it: a real conifer in wind, filmed at 4 frames a second, moved its cells by 0.3 to 1.3 px
+ * from one frame to the next (median 0.7); swinging by 1.5 px at 1 Hz is 0.6 px a sample.
  */
-const LINEAR = 0.5;
+const LINEAR = 1;
 /**
  * How far into a clip sways are measured: a sway of 0.3 Hz shows three periods in 10 s, and
  * the first 12 s of a clip tell whether its foliage sways; a longer clip adds cost, not
@@ -284,9 +286,9 @@ export interface SwayPattern {
   straightness: Float32Array;
   /** per cell, the mean length of its flows over the samples it moved in (px) */
   speed: Float32Array;
-  /** per cell, the correlation of its flow with the previous sample's (1: smooth, -1/2: noise) */
+  /** per cell, the correlation of its flow with the previous sample's (1: smooth, -1/2: noise or a vibration of 5 Hz) */
   smoothness: Float32Array;
-  /** read in rain or snow, from samples with the drops taken out over several in a row (motion.ts, calmMotion): smoothness counts from SMOOTH_IN_RAIN */
+  /** read in rain or snow, from samples with the drops taken out over several in a row (motion.ts, calmMotion): smoothness counts, from SMOOTH_IN_RAIN */
   inRain?: boolean;
   /**
    * per cell, the share of its texture that the clip's background keeps: the background's mean
@@ -418,19 +420,20 @@ export const cellCentre = (c: number, grid: Grid) => ({ x: ((c % grid.x) + 0.5) 
  * when the camera moved: a shaken, panning or zooming camera moves every cell.
  */
 /**
- * A sway is smooth in time: at 10 samples a second a sway of 0.3 to 2 Hz takes 5 to 33 samples
- * a period, and a cell's flow correlates with the previous sample's by cos(2π f / 10), 0.3 or
- * more. Noise in one sample enters two differences with opposite signs: -1/2. Codec noise is
- * spatially correlated in blocks and averages down less over a cell than flowError says; it
- * stays uncorrelated from sample to sample.
- */
-const SMOOTH = 0;
-/**
+ * How smooth a sway is, from one sample to the next, is not asked of dry footage: a tree's boughs
+ * swing slowly (0.3 to 2 Hz), but its branches and twigs also vibrate at their own frequencies
+ * (2 to 6 Hz), excited by the wind's eddies, which at 10 samples a second correlate negatively
+ * from one sample to the next (cos(2π f / 10)). A real conifer in wind, filmed at 4 frames a
+ * second, had its cells' flows correlate by -0.2 to -0.45 with the frame before, as a made
+ * swing correlates by 0.3 to 0.8. A noise does not persist: its flow is not three times its
+ * error in half of the samples (describeSway).
+ *
  * In rain or snow each sample is taken over several in a row (the drops' window), and what the
  * drops leave of themselves there changes a little with each new sample in the window: smooth
- * for a sample or two, from nothing that moved. Past that, noise correlates by about 0 (the
- * window's difference of independent values), so the sway must show what a sway of 2 Hz or
- * less shows (cos(2π 2 / 10)).
+ * for a sample or two, from nothing that moved, and persistent where drops fall all the time.
+ * Past that, noise correlates by about 0 (the window's difference of independent values), so
+ * there the sway must show what a sway of 2 Hz or less shows (cos(2π 2 / 10)); the window,
+ * a fifth of a second either side, averages a branch's vibration away.
  */
 const SMOOTH_IN_RAIN = Math.cos((2 * Math.PI * 2) / 10);
 
@@ -446,9 +449,9 @@ const SMOOTH_IN_RAIN = Math.cos((2 * Math.PI * 2) / 10);
  */
 const LASTING = 0.5;
 
-/** A cell that sways goes back and forth, smoothly, slowly enough for its direction to be read, and is there when still. */
+/** A cell that sways goes back and forth, slowly enough for its direction to be read (in rain or snow, smoothly), and is there when still. */
 const swaysBackAndForth = (sway: SwayPattern, c: number) =>
-  sway.straightness[c]! < RETURNS && sway.speed[c]! < LINEAR && sway.smoothness[c]! > (sway.inRain ? SMOOTH_IN_RAIN : SMOOTH) &&
+  sway.straightness[c]! < RETURNS && sway.speed[c]! < LINEAR && (!sway.inRain || sway.smoothness[c]! > SMOOTH_IN_RAIN) &&
   (sway.lasting?.[c] ?? 1) >= LASTING;
 
 /** The cells that sway (persistent, back and forth, slow), on a still camera; none otherwise. */

@@ -213,12 +213,27 @@ describe('foliage: local motion, sway and flags', () => {
     expect(swayFindings(sway, GRID)).to.deep.equal({ foliage: 0, flutters: [] });
   });
 
-  it('cells moving faster than half a pixel a sample (a cloth flapping, an animal running laps) are not read as a sway', () => {
+  it('cells moving faster than a pixel a sample (a cloth flapping, an animal running laps) are not read as a sway', () => {
     const patch = gridBlock(2, 2, 4, 3);
-    const fast = describeSway(cellMotion(40, (c, t) => (patch(c) ? [0.9 * Math.cos(t + c), 0.4 * Math.sin(t)] : [0, 0])), 10);
-    expect(swayFindings(fast, GRID).foliage).to.equal(0);
-    const slow = describeSway(cellMotion(40, (c, t) => (patch(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
-    expect(swayFindings(slow, GRID).foliage).to.be.above(0.9);
+    // a cloth flapping by 2 px at 3.3 Hz: its flow peaks at 2π·3.3·2/10 = 4 px a sample
+    const flapping = describeSway(cellMotion(40, (c, t) => (patch(c) ? [4 * Math.cos(2.1 * t + c), 1.5 * Math.sin(2.1 * t)] : [0, 0])), 10);
+    expect(swayFindings(flapping, GRID).foliage).to.equal(0);
+    // a bough swinging by 1.5 px at 1 Hz: 0.9 px a sample at most
+    const swinging = describeSway(cellMotion(40, (c, t) => (patch(c) ? [0.9 * Math.cos(0.63 * t + c), 0.3 * Math.sin(0.63 * t)] : [0, 0])), 10);
+    expect(swayFindings(swinging, GRID).foliage).to.be.above(0.9);
+  });
+
+  it('a crown whose branches vibrate as they swing, each cell\'s flow correlating negatively from one sample to the next as a real conifer\'s did, is foliage; in rain, where the window averages vibrations away, it must be smooth', () => {
+    const crown = gridBlock(2, 4, 6, 4);
+    // a swing of 0.5 Hz by 0.2 px a sample, under a vibration of 4 Hz by 0.4 px a sample
+    const flow = (c: number, t: number): [number, number] => (crown(c)
+      ? [0.2 * Math.cos(0.31 * t + c) + 0.4 * Math.cos(2.51 * t + 2 * c), 0.1 * Math.sin(0.31 * t + c) + 0.2 * Math.sin(2.51 * t + c)]
+      : [0, 0]);
+    const sway = describeSway(cellMotion(60, flow), 10)!;
+    const inCrown = 4 * GRID.x + 3;
+    expect(sway.smoothness[inCrown]).to.be.below(-0.2);
+    expect(swayFindings(sway, GRID).foliage).to.be.above(0.9);
+    expect(swayFindings({ ...sway, inRain: true }, GRID).foliage).to.equal(0);
   });
 
   it('a camera nudged back and forth in a few samples counts as still, and its steps are no sway; a crown swaying under it still is', () => {

@@ -101,18 +101,24 @@ async function vegetationMask(src: Raster): Promise<Float32Array> {
  * (15 to 70 px across at 640 px) swinging back and forth along its own direction at its own
  * frequency (0.3 to 2 Hz) and phase, by 1.5 to 7 px; gusts (0.1 to 0.25 Hz) make the swings wider and
  * lean the whole crown downwind, and let it spring back. Evaluated on a coarse grid (8 px), as
- * the field is smooth, and interpolated.
+ * the field is smooth, and interpolated. With `shake`, the wind's eddies also set each branch
+ * vibrating at its own natural frequency (2 to 4 Hz a bough, 3 to 6 Hz a twig), by up to `shake`
+ * of its swing, the vibration swelling and fading as eddies come and go. A real conifer filmed in
+ * wind moves so: its cells' displacement correlates negatively from one sample to the next (-0.2
+ * to -0.45 at 10 samples a second), the vibration outweighing the slow swing between two
+ * samples, where a smooth swing alone correlates positively.
  */
 class SwayField {
   private readonly step = 8;
   private readonly gw: number;
   private readonly gh: number;
-  private readonly branches: Array<{ weights: Float32Array; amp: number; freq: number; phase: number; cos: number; sin: number }> = [];
+  private readonly branches: Array<{ weights: Float32Array; amp: number; freq: number; phase: number; natural: number; eddies: number[]; cos: number; sin: number }> = [];
   private readonly gusts: Array<{ freq: number; phase: number }>;
   private readonly wind: number;
-
-  constructor(readonly width: number, readonly height: number, seed: number, amplitude = 1) {
+  /** `shake`: how far each branch vibrates at its own frequency, a share of its swing (see above). */
+  constructor(readonly width: number, readonly height: number, seed: number, amplitude = 1, private readonly shake = 0) {
     const rand = random(seed);
+    const shaking = random(seed + 300); // draws of its own: the swings of a seed stay the same with or without a shake
     this.gw = Math.ceil(width / this.step) + 1;
     this.gh = Math.ceil(height / this.step) + 1;
     this.wind = between(rand, -0.4, 0.4); // the wind's direction, near horizontal
@@ -133,6 +139,7 @@ class SwayField {
       this.branches.push({
         weights, amp: amplitude * (small ? between(rand, 1.5, 3) : between(rand, 3, 7)),
         freq: small ? between(rand, 0.8, 2) : between(rand, 0.3, 1), phase: rand() * 2 * Math.PI, cos: Math.cos(angle), sin: Math.sin(angle),
+        natural: small ? between(shaking, 3, 6) : between(shaking, 2, 4), eddies: [between(shaking, 0.2, 0.7), between(shaking, 0.2, 0.7)],
       });
     }
     this.gusts = [0, 1].map(() => ({ freq: between(rand, 0.1, 0.25), phase: rand() * 2 * Math.PI }));
@@ -151,7 +158,10 @@ class SwayField {
     const gust = this.gust(t);
     const lean = 2.5 * (gust - 0.65); // downwind, with the gust
     for (const b of this.branches) {
-      const s = b.amp * gust * Math.sin(2 * Math.PI * b.freq * t + b.phase) + lean;
+      // the vibration's strength comes and goes with the eddies that excite it
+      const eddies = (Math.sin(2 * Math.PI * b.eddies[0]! * t + b.phase * 3) + Math.sin(2 * Math.PI * b.eddies[1]! * t + b.phase * 5)) / Math.SQRT2;
+      const vibration = this.shake ? this.shake * eddies * Math.sin(2 * Math.PI * b.natural * t + b.phase * 7) : 0;
+      const s = b.amp * gust * (Math.sin(2 * Math.PI * b.freq * t + b.phase) + vibration) + lean;
       for (let g = 0; g < dx.length; g++) {
         const w = b.weights[g]! * s;
         dx[g] += w * b.cos;
@@ -197,6 +207,8 @@ export interface FoliageOptions {
   grain?: number;
   /** leaves turning over in place as they flutter (LeafFlicker), over this share of the foliage */
   flicker?: number;
+  /** branches vibrating at their own frequencies, excited by the wind's eddies, by this share of their swing (SwayField) */
+  shake?: number;
 }
 
 /**
@@ -259,7 +271,7 @@ async function swayingTrees(options: FoliageOptions) {
   const width = 640, height = 360, fps = 25;
   const src = await picture('kite_and_cold.jpg', width, height, { x: 0.02, y: 0.33, w: 0.22, h: 0.185 });
   const mask = await vegetationMask(src);
-  const field = new SwayField(width, height, options.seed ?? 7);
+  const field = new SwayField(width, height, options.seed ?? 7, 1, options.shake);
   const rand = random((options.seed ?? 7) + 100);
   // a leaf or a cluster of a tree line some 20 m wide: about 1.5 px
   const leaves = options.flicker ? new LeafFlicker(mask, width, height, options.flicker, 1.5, (options.seed ?? 7) + 200) : undefined;

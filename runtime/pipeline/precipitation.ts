@@ -95,15 +95,6 @@ const TEXTURE_COHERENCE = (STREAK_ELONGATION - 1) / (STREAK_ELONGATION + 1);
 const TEXTURE_CHANGE = FLOOR / 2;
 /** ...and it falls as the rest of the view's rain does: within this of their median direction (rain falls parallel; gusts and perspective bend it a little) */
 const TEXTURE_AGREEMENT = Math.PI / 12;
-/**
- * A sample's streaks are rain when most of them fall parallel: two thirds or more within
- * TEXTURE_AGREEMENT of their median direction. Made drizzle, rain and downpours, still, panned
- * or shaken, have 0.7 to 1 of them so in every sample. Thin transients that lean every way, as
- * the edges of twigs jittering in wind do (a real conifer at 320 px: 0.33 to 0.6 of them, 0.44
- * on average), put a third there (30 of the 90 degrees a streak may lean): two thirds is
- * halfway from that to rain's all.
- */
-const PARALLEL = 2 / 3;
 /** pixels at the border left out: the shift leaves them without a neighbour, and logos sit there */
 const BORDER = 6;
 
@@ -412,8 +403,8 @@ export interface Particle {
   /** along its main axis and across it, in px */
   length: number;
   width: number;
-  /** angle of the main axis from the vertical, radians (-pi/2 to pi/2; positive: its lower end to the right) */
-  lean: number;
+  /** angle of the main axis from the vertical, radians (0 to pi/2) */
+  tilt: number;
   bright: boolean;
   /** the highest level in it */
   peak: number;
@@ -465,8 +456,8 @@ export function particles(map: TransientMap): Particle[] {
     const major = (vxx + vyy) / 2 + root;
     // a run of L pixels has variance (L^2 - 1) / 12 along it
     const length = Math.sqrt(12 * major + 1);
-    const lean = 0.5 * Math.atan2(2 * vxy, vyy - vxx); // from the vertical
-    found.push({ area: n, x: mx, y: my, length, width: n / length, lean, bright: brights * 2 > n, peak });
+    const angle = Math.abs(0.5 * Math.atan2(2 * vxy, vyy - vxx)); // from the vertical
+    found.push({ area: n, x: mx, y: my, length, width: n / length, tilt: Math.min(angle, Math.PI - angle), bright: brights * 2 > n, peak });
   }
   return found;
 }
@@ -474,7 +465,7 @@ export function particles(map: TransientMap): Particle[] {
 /** A raindrop's streak: thin, a few pixels long or more, falling within 45 degrees of the vertical, not an object's edge. */
 export function isStreak(p: Particle, frameWidth: number): boolean {
   return p.width <= STREAK_WIDTH && p.length >= STREAK_LENGTH && p.length >= STREAK_ELONGATION * p.width &&
-    p.length <= frameWidth * STREAK_MAX_LENGTH && Math.abs(p.lean) <= STREAK_MAX_TILT;
+    p.length <= frameWidth * STREAK_MAX_LENGTH && p.tilt <= STREAK_MAX_TILT;
 }
 
 /** A flake candidate: a small bright blob, not a streak. */
@@ -526,14 +517,10 @@ export function recurrence(a: TransientMap, b: TransientMap): number {
  * Whether the flake at (x, y) of `cur` fell there since `prev` (laid onto cur by the camera's
  * shift): where it is, `cur` gained on `prev`; where it was, `prev` had what `cur` lost. The
  * best match of its gain (the 5x5 patch of cur - prev, its positive part) among the losses
- * (prev - cur, its positive part) up to FLAKE_REACH of the frame height above or below it and
- * as far to either side is at least FLAKE_FALL px higher, within 45 degrees of the vertical,
- * and is the flake itself: it differs from the gain by less than half of the gain (nothing lost
- * anywhere, or noise, matches no better than that). Looked for below too: a bright speck of a
- * place that jitters (the sky between twigs in wind) has a loss like its gain all around it,
- * and above it as often as below; a flake's own loss above matches best. On a real conifer in
- * wind (320 px) the specks' best matches were above and below about as often (0.8 to 1.4
- * times), and searched above only, they had a fifth of the view falling. A still background, plain or textured (a lawn, a
+ * (prev - cur, its positive part) up to FLAKE_REACH of the frame height above it and as far to
+ * either side is at least FLAKE_FALL px higher, within 45 degrees of the vertical, and is the
+ * flake itself: it differs from the gain by less than half of the gain (nothing lost anywhere,
+ * or noise, matches no better than that). A still background, plain or textured (a lawn, a
  * tree line), is in both samples and drops out of the difference; a flake is a few pixels
  * across and semi-transparent, and a patch of its own pixels and the background behind it
  * would match nowhere above over a textured background.
@@ -586,10 +573,7 @@ export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake
   let best = gained / 2; // a match must beat half of the gain to count at all
   let bestX = 0;
   let bestY = 0;
-  // above and below alike: what flickers in place (leaves, the sky between twigs jittering)
-  // matches as well below as above, and better below half of the time
-  for (let oy = -reach; oy <= reach; oy++) {
-    if (oy > -FLAKE_FALL && oy < FLAKE_FALL) continue;
+  for (let oy = -reach; oy <= -FLAKE_FALL; oy++) {
     for (let ox = -reach; ox <= reach; ox++) {
       const sad = lossDifference(cx + ox, cy + oy, best);
       if (sad < best) {
@@ -723,18 +707,10 @@ export interface MapEvidence {
   bright?: number;
 }
 
-/** Whether most of the streaks fall parallel (PARALLEL): rain, where a moving scene's thin edges lean every way. */
-export function fallParallel(streaks: Particle[]): boolean {
-  if (streaks.length === 0) return false;
-  const direction = median(streaks.map((p) => p.lean));
-  return streaks.filter((p) => Math.abs(p.lean - direction) <= TEXTURE_AGREEMENT).length >= PARALLEL * streaks.length;
-}
-
 /** Streaks and falling flakes in one transient map (`prev` is the sample before, for the flakes; `texture` the cells of merged streaks). */
 export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, texture = 0): MapEvidence {
   const found = particles(map);
-  const thin = found.filter((p) => isStreak(p, map.width));
-  const streaks = fallParallel(thin) ? thin : [];
+  const streaks = found.filter((p) => isStreak(p, map.width));
   const candidates = found.filter((p) => isFlakeCandidate(p, map.width));
   const candidateSpread = cellSpread(candidates, map.width, map.height);
   // The flake share can only lower the candidates' spread: below the spread that counts, the

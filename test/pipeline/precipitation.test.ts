@@ -2,7 +2,7 @@
 // transient map against both neighbours, streaks and flakes, recurrence, and the score.
 import { expect } from 'chai';
 import {
-  PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fallParallel, fallingTexture, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
+  PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fallingTexture, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
   backToBack, changeSpread, precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, transientSpread, type GrayFrame,
 } from '../../runtime/pipeline/precipitation.js';
 import { seeded as random } from '../support/random.js';
@@ -150,33 +150,6 @@ describe('precipitation analysis', () => {
     expect(fellFrom(prev, cur, still, { x: 101, y: 49 })).to.equal(false);
     // the same speck falling alone over the same leaves, which stay: it fell
     expect(fellFrom(prev, draw(frame(leaves), 100, 48, 3, 3, 240), still, { x: 101, y: 49 })).to.equal(true);
-  });
-
-  it('a bright speck jittering in place with the twigs around it (the sky between them, in wind) did not fall, though a place like it went dark above', () => {
-    const rnd = random(31);
-    const twigs = new Uint8Array(W * H).map(() => 40 + Math.floor(rnd() * 40));
-    const view = (): GrayFrame => ({ data: twigs.slice(), width: W, height: H });
-    // the speck was 4 px lower and came back up: its own loss is below it; 7 px above, another
-    // gap of sky, a little dimmer, closed as the twigs jittered (a loss like the speck's gain)
-    const prev = draw(draw(view(), 100, 52, 3, 3, 200), 100, 41, 3, 3, 170);
-    const cur = draw(view(), 100, 48, 3, 3, 200);
-    expect(fellFrom(prev, cur, still, { x: 101, y: 49 }), 'came up from below').to.equal(false);
-    // the same speck seen come down from above: it fell
-    expect(fellFrom(draw(view(), 100, 44, 3, 3, 200), draw(view(), 100, 48, 3, 3, 200), still, { x: 101, y: 49 })).to.equal(true);
-  });
-
-  it('streaks that fall parallel are rain; thin transients leaning every way (the edges of twigs jittering) are not', () => {
-    const streak = (lean: number) => ({ area: 6, x: 10, y: 10, length: 6, width: 1, lean, bright: true, peak: 200 });
-    const rnd = random(41);
-    // rain slanted by wind by 0.2 rad, each streak's angle read within a few degrees
-    const rain = Array.from({ length: 60 }, () => streak(0.2 + (rnd() - 0.5) * 0.2));
-    expect(fallParallel(rain)).to.equal(true);
-    // evenly over the 45 degrees either side a streak may lean
-    const edges = Array.from({ length: 60 }, () => streak((rnd() - 0.5) * (Math.PI / 2)));
-    expect(fallParallel(edges)).to.equal(false);
-    // rain seen through a few such edges still falls parallel
-    expect(fallParallel([...rain, ...edges.slice(0, 15)])).to.equal(true);
-    expect(fallParallel([])).to.equal(false);
   });
 
   it('recurrence: flicker in place comes back, drops do not', () => {

@@ -23,6 +23,13 @@ describe('classification outcomes (default pack, real models)', function () {
     return result;
   }
 
+  /** Foliage in wind and nothing else: plant and wind, safe, nobody, no rain, no flag. */
+  function expectFoliageOnly(r: Record<string, any>): void {
+    expect(r.labels).to.include.members(['plant', 'wind']);
+    for (const label of ['person', 'vehicule', 'intrusion', 'rain', 'flag']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
+  }
+
   it('logs the backend in use and why', async () => {
     const active = await daemon().waitForLog((r) => r.msg === 'model pack active', 60_000);
     expect(active.backend).to.equal('cpu');
@@ -345,9 +352,7 @@ describe('classification outcomes (default pack, real models)', function () {
   for (const grain of [0, 12]) {
     it(`trees swaying in wind, nothing else moving${grain ? ', a grainy sensor' : ''}: plant and wind, safe, nobody`, async () => {
       const r = await classify(await treesInWindClip(path.join(dir, `trees-wind-${grain}.mp4`), { grain }));
-      expect(r.labels).to.include.members(['plant', 'wind']);
-      for (const label of ['person', 'vehicule', 'intrusion', 'rain', 'flag']) expect(r.labels).to.not.include(label);
-      expect(r.risk).to.equal('safe');
+      expectFoliageOnly(r);
     });
   }
 
@@ -356,9 +361,7 @@ describe('classification outcomes (default pack, real models)', function () {
   for (const grain of [0, 12]) {
     it(`trees swaying in wind, their leaves flickering as they turn over${grain ? ', a grainy sensor' : ''}: plant and wind, safe, nobody`, async () => {
       const r = await classify(await treesInWindClip(path.join(dir, `trees-flicker-${grain}.mp4`), { flicker: 0.25, grain }));
-      expect(r.labels).to.include.members(['plant', 'wind']);
-      for (const label of ['person', 'vehicule', 'intrusion', 'rain', 'flag']) expect(r.labels).to.not.include(label);
-      expect(r.risk).to.equal('safe');
+      expectFoliageOnly(r);
     });
   }
 
@@ -387,9 +390,7 @@ describe('classification outcomes (default pack, real models)', function () {
     const lowRate = path.join(dir, 'trees-low-rate.mp4');
     await ffmpeg(['-i', smooth, '-vf', 'scale=320:240,fps=3,fps=10', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '28', lowRate]);
     const r = await classify(lowRate);
-    expect(r.labels).to.include.members(['plant', 'wind']);
-    for (const label of ['person', 'vehicule', 'intrusion', 'rain', 'flag']) expect(r.labels).to.not.include(label);
-    expect(r.risk).to.equal('safe');
+    expectFoliageOnly(r);
   });
 
   // A real conifer in wind, filmed at 4 frames a second, moved its cells 0.7 px a frame at 96 px
@@ -401,9 +402,7 @@ describe('classification outcomes (default pack, real models)', function () {
     const fiveFps = path.join(dir, 'trees-shaken-5fps.mp4');
     await ffmpeg(['-i', shaken, '-vf', 'fps=5', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', fiveFps]);
     const r = await classify(fiveFps);
-    expect(r.labels).to.include.members(['plant', 'wind']);
-    for (const label of ['person', 'vehicule', 'intrusion', 'rain', 'flag']) expect(r.labels).to.not.include(label);
-    expect(r.risk).to.equal('safe');
+    expectFoliageOnly(r);
   });
 
   // Snow over swaying trees: each flake adds its fall to the flow of the cells it crosses, and

@@ -415,11 +415,6 @@ export interface SwayFindings {
 export const cellCentre = (c: number, grid: Grid) => ({ x: ((c % grid.x) + 0.5) / grid.x, y: (Math.floor(c / grid.x) + 0.5) / grid.y });
 
 /**
- * Foliage and flutters from how the cells moved. Cells under `explained` boxes (a person,
- * vehicle or animal found there: someone fidgeting in place persists too) do not count. Nothing
- * when the camera moved: a shaken, panning or zooming camera moves every cell.
- */
-/**
  * How smooth a sway is, from one sample to the next, is not asked of dry footage: a tree's boughs
  * swing slowly (0.3 to 2 Hz), but its branches and twigs also vibrate at their own frequencies
  * (2 to 6 Hz), excited by the wind's eddies, which at 10 samples a second correlate negatively
@@ -474,6 +469,11 @@ export function swayingShare(box: Box, swaying: Uint8Array, grid: Grid): number 
   return swaying[y * grid.x + x]!;
 }
 
+/**
+ * Foliage and flutters from how the cells moved. Cells under `explained` boxes (a person,
+ * vehicle or animal found there: someone fidgeting in place persists too) do not count. Nothing
+ * when the camera moved: a shaken, panning or zooming camera moves every cell.
+ */
 export function swayFindings(sway: SwayPattern | undefined, grid: Grid, explained: Box[] = []): SwayFindings {
   if (!sway?.cameraStill) return { foliage: 0, flutters: [] };
   const persistent = new Uint8Array(sway.duty.length);

@@ -151,6 +151,11 @@ class SwayField {
     return 0.65 + 0.35 * g;
   }
 
+  /** How strongly the eddies excite a branch's vibration at t, -1.4..1.4: it comes and goes. */
+  private eddies(b: { eddies: number[]; phase: number }, t: number): number {
+    return (Math.sin(2 * Math.PI * b.eddies[0]! * t + b.phase * 3) + Math.sin(2 * Math.PI * b.eddies[1]! * t + b.phase * 5)) / Math.SQRT2;
+  }
+
   /** The displacement (coarse grid) at time t. */
   at(t: number): { dx: Float32Array; dy: Float32Array } {
     const dx = new Float32Array(this.gw * this.gh);
@@ -158,9 +163,7 @@ class SwayField {
     const gust = this.gust(t);
     const lean = 2.5 * (gust - 0.65); // downwind, with the gust
     for (const b of this.branches) {
-      // the vibration's strength comes and goes with the eddies that excite it
-      const eddies = (Math.sin(2 * Math.PI * b.eddies[0]! * t + b.phase * 3) + Math.sin(2 * Math.PI * b.eddies[1]! * t + b.phase * 5)) / Math.SQRT2;
-      const vibration = this.shake ? this.shake * eddies * Math.sin(2 * Math.PI * b.natural * t + b.phase * 7) : 0;
+      const vibration = this.shake ? this.shake * this.eddies(b, t) * Math.sin(2 * Math.PI * b.natural * t + b.phase * 7) : 0;
       const s = b.amp * gust * (Math.sin(2 * Math.PI * b.freq * t + b.phase) + vibration) + lean;
       for (let g = 0; g < dx.length; g++) {
         const w = b.weights[g]! * s;

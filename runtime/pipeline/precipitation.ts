@@ -95,6 +95,13 @@ const TEXTURE_COHERENCE = (STREAK_ELONGATION - 1) / (STREAK_ELONGATION + 1);
 const TEXTURE_CHANGE = FLOOR / 2;
 /** ...and it falls as the rest of the view's rain does: within this of their median direction (rain falls parallel; gusts and perspective bend it a little) */
 const TEXTURE_AGREEMENT = Math.PI / 12;
+/**
+ * Rain falls parallel: a sample's streaks count when two thirds or more of them lean within
+ * TEXTURE_AGREEMENT of their median direction. Thin transients that lean every way, as the
+ * edges of twigs jittering in wind do, put a third there (30 of the 90 degrees a streak may
+ * lean): two thirds is halfway from that to rain's all.
+ */
+const STREAKS_PARALLEL = 2 / 3;
 /** pixels at the border left out: the shift leaves them without a neighbour, and logos sit there */
 const BORDER = 6;
 
@@ -403,8 +410,8 @@ export interface Particle {
   /** along its main axis and across it, in px */
   length: number;
   width: number;
-  /** angle of the main axis from the vertical, radians (0 to pi/2) */
-  tilt: number;
+  /** angle of the main axis from the vertical, radians (-pi/2 to pi/2; positive: its lower end to the right) */
+  lean: number;
   bright: boolean;
   /** the highest level in it */
   peak: number;
@@ -456,8 +463,8 @@ export function particles(map: TransientMap): Particle[] {
     const major = (vxx + vyy) / 2 + root;
     // a run of L pixels has variance (L^2 - 1) / 12 along it
     const length = Math.sqrt(12 * major + 1);
-    const angle = Math.abs(0.5 * Math.atan2(2 * vxy, vyy - vxx)); // from the vertical
-    found.push({ area: n, x: mx, y: my, length, width: n / length, tilt: Math.min(angle, Math.PI - angle), bright: brights * 2 > n, peak });
+    const lean = 0.5 * Math.atan2(2 * vxy, vyy - vxx); // from the vertical
+    found.push({ area: n, x: mx, y: my, length, width: n / length, lean, bright: brights * 2 > n, peak });
   }
   return found;
 }
@@ -465,7 +472,7 @@ export function particles(map: TransientMap): Particle[] {
 /** A raindrop's streak: thin, a few pixels long or more, falling within 45 degrees of the vertical, not an object's edge. */
 export function isStreak(p: Particle, frameWidth: number): boolean {
   return p.width <= STREAK_WIDTH && p.length >= STREAK_LENGTH && p.length >= STREAK_ELONGATION * p.width &&
-    p.length <= frameWidth * STREAK_MAX_LENGTH && p.tilt <= STREAK_MAX_TILT;
+    p.length <= frameWidth * STREAK_MAX_LENGTH && Math.abs(p.lean) <= STREAK_MAX_TILT;
 }
 
 /** A flake candidate: a small bright blob, not a streak. */
@@ -523,9 +530,10 @@ export function recurrence(a: TransientMap, b: TransientMap): number {
  * or noise, matches no better than that). A still background, plain or textured (a lawn, a
  * tree line), is in both samples and drops out of the difference; a flake is a few pixels
  * across and semi-transparent, and a patch of its own pixels and the background behind it
- * would match nowhere above over a textured background.
+ * would match nowhere above over a textured background. `stays`: the mean change a pixel under
+ * which a patch around the flake stayed (the transient map's threshold).
  */
-export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake: Pick<Particle, 'x' | 'y'>): boolean {
+export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake: Pick<Particle, 'x' | 'y'>, stays = FLOOR): boolean {
   const { width, height } = cur;
   const reach = Math.max(FLAKE_FALL, Math.round(height * FLAKE_REACH));
   const cx = Math.round(flake.x);
@@ -584,11 +592,17 @@ export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake
     }
   }
   if (-bestY < FLAKE_FALL || Math.abs(bestX) > -bestY) return false;
-  // A flake falls against what is behind it. Where the patches around it moved the same way (a
-  // near leaf or edge under a handheld camera, whose parallax the camera's one shift cannot take
-  // out), the whole place moved: nothing fell. A plain background matches anywhere and stays.
+  // A flake falls against what is behind it, and that stays. Where the patches around it moved
+  // the same way (a near leaf or edge under a handheld camera, whose parallax the camera's one
+  // shift cannot take out), the whole place moved: nothing fell. Where none of them stayed (each
+  // changed by more than `stays` a pixel on average: twigs jittering in wind about a speck of the
+  // sky between them), the place changes of itself, and a speck there is its own, not a flake
+  // told from it. A plain background matches anywhere and stays; among dense flakes one patch of
+  // the four at least is clear of them.
   let around = 0;
   let aroundFallen = 0;
+  let looked = 0;
+  let stayed = 0;
   for (const [dx, dy] of RING) {
     if (Math.abs(dx - bestX) <= 4 && Math.abs(dy - bestY) <= 4) continue; // where the flake was: not its background
     const still = patchDifference(cx + dx, cy + dy, 0, 0, Infinity);
@@ -596,12 +610,16 @@ export function fellFrom(prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, flake
     if (still === Infinity || fallen === Infinity) continue;
     around += still;
     aroundFallen += fallen;
+    looked++;
+    if (still <= stays * PATCH) stayed++;
   }
-  return !(aroundFallen < around / 2);
+  return aroundFallen >= around / 2 && (looked === 0 || stayed > 0);
 }
 
 /** Where the patches around a flake lie (5x5 each, clear of a flake up to 8 px across). */
 const RING: Array<[number, number]> = [[-7, 0], [7, 0], [0, -7], [0, 7]];
+/** the pixels of a patch */
+const PATCH = 25;
 
 /** The grid column of each pixel column of a frame `width` wide. */
 function columnCells(width: number): Uint8Array {
@@ -691,9 +709,14 @@ export function fallingTexture(prev: GrayFrame, cur: GrayFrame, next: GrayFrame,
     const fall = 0.5 * Math.atan2(2 * jxy[k]!, jxx[k]! - jyy[k]!);
     if (Math.abs(fall) <= STREAK_MAX_TILT) falls.push(fall);
   }
-  if (falls.length === 0) return 0;
-  const direction = median(falls);
-  return falls.filter((f) => Math.abs(f - direction) <= TEXTURE_AGREEMENT).length / cells;
+  return agreeing(falls) / cells;
+}
+
+/** How many of the directions (radians) lie within TEXTURE_AGREEMENT of their median: the drops that fall as the rest do. */
+function agreeing(directions: number[]): number {
+  if (directions.length === 0) return 0;
+  const direction = median(directions);
+  return directions.filter((d) => Math.abs(d - direction) <= TEXTURE_AGREEMENT).length;
 }
 
 /** What one transient map shows. */
@@ -710,7 +733,8 @@ export interface MapEvidence {
 /** Streaks and falling flakes in one transient map (`prev` is the sample before, for the flakes; `texture` the cells of merged streaks). */
 export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, texture = 0): MapEvidence {
   const found = particles(map);
-  const streaks = found.filter((p) => isStreak(p, map.width));
+  const thin = found.filter((p) => isStreak(p, map.width));
+  const streaks = agreeing(thin.map((p) => p.lean)) >= STREAKS_PARALLEL * thin.length ? thin : [];
   const candidates = found.filter((p) => isFlakeCandidate(p, map.width));
   const candidateSpread = cellSpread(candidates, map.width, map.height);
   // The flake share can only lower the candidates' spread: below the spread that counts, the
@@ -720,7 +744,8 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
     const step = Math.max(1, candidates.length / FLAKES_MATCHED);
     let matched = 0;
     let fell = 0;
-    for (let k = 0; k < candidates.length; k += step, matched++) if (fellFrom(prev, cur, fromPrev, candidates[Math.floor(k)]!)) fell++;
+    // a patch around a flake stayed where it changed by less than makes a pixel transient
+    for (let k = 0; k < candidates.length; k += step, matched++) if (fellFrom(prev, cur, fromPrev, candidates[Math.floor(k)]!, map.threshold)) fell++;
     flakeSpread = candidateSpread * (fell / matched);
   }
   const validArea = Math.max(1, (map.x1 - map.x0) * (map.y1 - map.y0));

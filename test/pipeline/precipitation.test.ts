@@ -223,6 +223,75 @@ describe('precipitation analysis', () => {
     expect(precipitationScore(still)).to.equal(0);
   });
 
+  it('streaks count where they fall parallel (rain, slanted by wind); thin transients leaning every way (the edges of twigs jittering in wind) are no rain', () => {
+    const schedule = { every: 5, length: 5, runs: 4 };
+    const evidence = (lean: (rnd: () => number) => number) => {
+      const tracker = new PrecipitationTracker(schedule);
+      const rnd = random(17);
+      for (let k = 0; k < 10; k++) {
+        const f = frame(view);
+        for (let d = 0; d < 150; d++) {
+          const x0 = 30 + Math.floor(rnd() * (W - 60)), y0 = 10 + Math.floor(rnd() * (H - 30)), length = 5 + Math.floor(rnd() * 8);
+          const slope = Math.tan(lean(rnd));
+          for (let t = 0; t < length; t++) f.data[(y0 + t) * W + x0 + Math.round(t * slope)] = 210;
+        }
+        tracker.push(f);
+      }
+      return tracker.evidence();
+    };
+    const rain = evidence((rnd) => 0.2 + (rnd() - 0.5) * 0.15);
+    expect(rain.streakSpread).to.be.above(0.5);
+    expect(precipitationScore(rain)).to.be.above(0.5);
+    // evenly over the 40 degrees either side of the vertical: each as thin and short-lived as a drop
+    const edges = evidence((rnd) => (rnd() - 0.5) * 1.4);
+    expect(edges.streakSpread).to.be.below(PRECIPITATION_SPREAD);
+    expect(precipitationScore(edges)).to.equal(0);
+  });
+
+  it('flakes are told against a place that stays: snow over a lawn is snow; bright specks of sky between twigs jittering in wind, each hopping with the twigs around it, are no snow', () => {
+    const schedule = { every: 5, length: 5, runs: 4 };
+    const rnd = random(23);
+    const lawn = scene(5, 0.2);
+    const leaves = scene(13); // boughs and twigs
+    /** a tree's crown over the left 60 % of the view, each 16 px block of it jittered by up to 3 px its own way, before a still, pale sky */
+    const crown = (): GrayFrame => {
+      const f: GrayFrame = { data: new Uint8Array(W * H).fill(190), width: W, height: H };
+      for (let by = 0; by < H; by += 16) {
+        for (let bx = 0; bx < 0.6 * W; bx += 16) {
+          const ox = 4 + Math.round((rnd() - 0.5) * 6), oy = 4 + Math.round((rnd() - 0.5) * 6);
+          for (let y = by; y < Math.min(H, by + 16); y++) for (let x = bx; x < Math.min(W, bx + 16); x++) f.data[y * W + x] = leaves(x + ox, y + oy);
+        }
+      }
+      return f;
+    };
+    const evidence = (view: () => GrayFrame, across: number, step: (speed: number) => { dx: number; dy: number }) => {
+      const tracker = new PrecipitationTracker(schedule);
+      const specks = Array.from({ length: 120 }, () => ({ x: 20 + rnd() * (across - 40), y: 10 + rnd() * (H - 60), speed: 4 + rnd() * 4 }));
+      for (let k = 0; k < 10; k++) {
+        const f = view();
+        for (const speck of specks) {
+          draw(f, Math.round(speck.x), Math.round(speck.y), 3, 3, 235);
+          const { dx, dy } = step(speck.speed);
+          speck.x = Math.min(across - 10, Math.max(10, speck.x + dx));
+          speck.y = speck.y + dy > H - 10 ? 10 + rnd() * 20 : Math.max(10, speck.y + dy); // a flake out at the bottom, a new one at the top
+        }
+        tracker.push(f);
+      }
+      return tracker.evidence();
+    };
+    // the wind drifts each flake 0.15 rad from the vertical, give or take 0.1; nearer ones fall faster
+    const snow = evidence(() => frame(lawn), W, (speed) => {
+      const angle = 0.15 + (rnd() - 0.5) * 0.2;
+      return { dx: speed * Math.sin(angle), dy: speed * Math.cos(angle) };
+    });
+    expect(snow.flakeSpread).to.be.above(PRECIPITATION_SPREAD);
+    expect(precipitationScore(snow)).to.be.above(0.5);
+    // each speck anywhere within 8 px of where it was, the twigs about it jittering too
+    const specks = evidence(crown, 0.6 * W, () => ({ dx: (rnd() - 0.5) * 16, dy: (rnd() - 0.5) * 16 }));
+    expect(specks.flakeSpread).to.be.below(PRECIPITATION_SPREAD);
+    expect(precipitationScore(specks)).to.equal(0);
+  });
+
   it('a view dry over its first two runs is dry: the later runs are not analysed; a wet one is analysed throughout', () => {
     const schedule = { every: 5, length: 5, runs: 4 };
     const dryFirst = new PrecipitationTracker(schedule);

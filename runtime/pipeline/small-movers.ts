@@ -183,6 +183,22 @@ const FLOW_TRACKS = 3;
  * and a moving camera's leftovers hop.
  */
 const FAINT_MAX_HOPS = 0.25;
+/**
+ * What moves may be the background itself, displaced a little: a twig, a leaf or a fold that
+ * moved by a pixel or two shows values the background holds beside where it is (the displacement
+ * test of Elgammal, Harwood and Davis, "Non-parametric model for background subtraction", 2000).
+ * A pixel is displaced when a background pixel within this many px matches it within its
+ * threshold: foliage sways up to a pixel a sample at the motion pass's 96 px (foliage.ts), two
+ * at this size.
+ */
+const DISPLACED_PX = 2;
+/**
+ * A track whose blobs are mostly displaced background (this share of their pixels, on average
+ * over its sightings) is the scene moving in place, not a creature: the tips of a conifer's
+ * twigs jittering against the sky measured 0.99 to 1, a spider on a wall and a mouse in an arena
+ * 0.02 to 0.07.
+ */
+const DISPLACED = 0.5;
 
 function median(values: number[]): number {
   const sorted = [...values].sort(ascending);
@@ -521,6 +537,34 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
   };
 }
 
+/**
+ * The share of a blob's pixels (those standing out of the background, as markForeground finds
+ * them) that a background pixel within DISPLACED_PX matches within their threshold: the
+ * background displaced there.
+ */
+function displacedShare(b: Blob, gray: Uint8Array, bg: Uint8Array, seen: { gain: number; offset: number }, threshold: Uint8Array, width: number, height: number): number {
+  const background = (q: number) => seen.gain * bg[q]! + seen.offset;
+  let standing = 0;
+  let displaced = 0;
+  for (let y = b.y0; y <= b.y1; y++) {
+    for (let x = b.x0; x <= b.x1; x++) {
+      const p = y * width + x;
+      const limit = threshold[p]!;
+      if (Math.abs(gray[p]! - background(p)) <= limit) continue;
+      standing++;
+      search: for (let oy = Math.max(-y, -DISPLACED_PX); oy <= Math.min(height - 1 - y, DISPLACED_PX); oy++) {
+        for (let ox = Math.max(-x, -DISPLACED_PX); ox <= Math.min(width - 1 - x, DISPLACED_PX); ox++) {
+          if (Math.abs(gray[p]! - background(p + oy * width + ox)) <= limit) {
+            displaced++;
+            break search;
+          }
+        }
+      }
+    }
+  }
+  return standing ? displaced / standing : 0;
+}
+
 /** Tracks that move like `track` (direction within 25 degrees, speed within a factor 1.5) while it moves. */
 function alike(track: MoverTrack, others: MoverTrack[]): number {
   const speed = Math.hypot(track.velocity.x, track.velocity.y);
@@ -623,8 +667,9 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     if (options.falling !== 'brighter' && options.falling !== 'darker') return unbusy(blobs);
     return [...unbusy(blobs.filter((b) => b.sign > 0)), ...unbusy(blobs.filter((b) => b.sign < 0))];
   };
+  const exposures: Array<{ gain: number; offset: number }> = [];
   for (let k = 0; k < frames.length; k++) {
-    const { gain, offset } = exposure(frames[k]!.gray, bg);
+    const { gain, offset } = (exposures[k] = exposure(frames[k]!.gray, bg));
     // gain x each gray level, looked up: the loop runs over every pixel of every frame
     for (let v = 0; v < 256; v++) gained[v] = gain * v;
     markForeground(window[k % 3]!, frames[k]!.gray, bg, gained, offset, threshold);
@@ -634,13 +679,20 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   sightings.push(judge(frames.length - 1));
   const interval = intervalOf(frames);
   const cut = new Set<MoverTrack>(); // mostly cut by the view's edge
+  const inPlace = new Set<MoverTrack>(); // the background displaced a little
   const atEdge = (b: Blob) => b.x0 === 0 || b.y0 === 0 || b.x1 === width - 1 || b.y1 === height - 1;
+  const frameAt = new Map(frames.map((f, k) => [f.t, k]));
   const followed = link(sightings).flatMap((t) => {
     const seconds = t[t.length - 1]!.t - t[0]!.t;
     const presence = t.length / (seconds / interval + 1);
     if (t.length < MIN_SIGHTINGS || seconds < MIN_SECONDS || presence < MIN_PRESENCE) return [];
     const track = describe(t, width, height);
     if (t.filter(atEdge).length > t.length * EDGE_SHARE) cut.add(track);
+    const displaced = t.map((b) => {
+      const k = frameAt.get(b.t)!;
+      return displacedShare(b, frames[k]!.gray, bg, exposures[k]!, threshold, width, height);
+    });
+    if (displaced.reduce((a, d) => a + d, 0) >= DISPLACED * t.length) inPlace.add(track);
     return [{ track, presence }];
   });
   const moving = followed
@@ -656,7 +708,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   // is a creature by how it moves only if it also got there a step at a time, as a body does
   // (a mouse running through a drizzle); what hops is only looked at.
   const continuous = (t: MoverTrack) => !options.falling || t.hops <= FAINT_MAX_HOPS;
-  const creatures = alone.filter((t) => !cut.has(t) && continuous(t) && t.striding >= MIN_TRAVEL && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
+  const creatures = alone.filter((t) => !cut.has(t) && !inPlace.has(t) && continuous(t) && t.striding >= MIN_TRAVEL && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
   const travellers = alone.filter((t) => !creatures.includes(t));
   if (creatures.length === 0) return { ...none, travellers, faint, moved: moving };
   return { ...none, creatures, travellers, faint, moved: moving, score: followedScore(Math.max(...creatures.map((c) => c.seconds))) };

@@ -186,6 +186,16 @@ describe('small movers (pure)', () => {
     expect(findSmallMovers(frames([{ at: dashing, half: 1, shade: -60 }], { seconds: 30 }), W, H).creatures).to.have.length(1);
   });
 
+  it('the tip of a twig bent by a gust, 4 px out and back along a curve in 2 s: a piece of the background displaced (its pixels are the background\'s beside it), no creature; a beetle going that way, come from elsewhere, is one', () => {
+    // at rest the rest of the clip: the background holds it there
+    const bent = (t: number) => ({ x: 100 + Math.round(4 * Math.sin((Math.PI * (t - 3)) / 2)), y: 50 + Math.round(1.5 * Math.sin(Math.PI * (t - 3))) });
+    const tip = (t: number) => (t < 3 || t >= 5 ? { x: 100, y: 50 } : bent(t));
+    const twig = findSmallMovers(frames([{ at: tip, half: 1, shade: -70 }]), W, H);
+    expect(twig.creatures).to.deep.equal([]);
+    const beetle = (t: number) => (t < 3 ? undefined : t < 5 ? bent(t) : { x: 100 + Math.round(4 * (t - 5)), y: 50 });
+    expect(findSmallMovers(frames([{ at: beetle, half: 1, shade: -70 }]), W, H).creatures).to.have.length(1);
+  });
+
   it('a thing cut by the edge of the view, stopping and going along it: not a creature (what shows of it comes and goes), a traveller to look at', () => {
     const along = (x: number) => (t: number) => ({ x, y: crawler(t).y });
     const inView = findSmallMovers(frames([{ at: along(30), half: 1, shade: -60 }]), W, H);

@@ -540,9 +540,9 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
 /**
  * The share of a blob's pixels (those standing out of the background, as markForeground finds
  * them) that a background pixel within DISPLACED_PX matches within their threshold: the
- * background displaced there.
+ * background displaced there. A masked pixel never counts, as background either.
  */
-function displacedShare(b: Blob, gray: Uint8Array, bg: Uint8Array, seen: { gain: number; offset: number }, threshold: Uint8Array, width: number, height: number): number {
+function displacedShare(b: Blob, gray: Uint8Array, bg: Uint8Array, seen: { gain: number; offset: number }, threshold: Uint8Array, width: number, height: number, masked?: Uint8Array): number {
   const background = (q: number) => seen.gain * bg[q]! + seen.offset;
   let standing = 0;
   let displaced = 0;
@@ -554,7 +554,8 @@ function displacedShare(b: Blob, gray: Uint8Array, bg: Uint8Array, seen: { gain:
       standing++;
       search: for (let oy = Math.max(-y, -DISPLACED_PX); oy <= Math.min(height - 1 - y, DISPLACED_PX); oy++) {
         for (let ox = Math.max(-x, -DISPLACED_PX); ox <= Math.min(width - 1 - x, DISPLACED_PX); ox++) {
-          if (Math.abs(gray[p]! - background(p + oy * width + ox)) <= limit) {
+          const q = p + oy * width + ox;
+          if (!masked?.[q] && Math.abs(gray[p]! - background(q)) <= limit) {
             displaced++;
             break search;
           }
@@ -690,7 +691,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     if (t.filter(atEdge).length > t.length * EDGE_SHARE) cut.add(track);
     const displaced = t.map((b) => {
       const k = frameAt.get(b.t)!;
-      return displacedShare(b, frames[k]!.gray, bg, exposures[k]!, threshold, width, height);
+      return displacedShare(b, frames[k]!.gray, bg, exposures[k]!, threshold, width, height, masked);
     });
     if (displaced.reduce((a, d) => a + d, 0) >= DISPLACED * t.length) inPlace.add(track);
     return [{ track, presence }];

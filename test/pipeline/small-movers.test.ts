@@ -319,6 +319,15 @@ describe('small movers (pure)', () => {
     expect(findSmallMovers(frames([{ at: crawler, half: 1, shade: -60 }]), W, H, masked).creatures).to.deep.equal([]);
   });
 
+  it('a black beetle crawling along the edge of a masked black doorway: what is masked is no background it was displaced from, a creature', () => {
+    const masked = new Uint8Array(W * H);
+    for (let y = 0; y < H; y++) for (let x = 0; x < 51; x++) masked[y * W + x] = 1;
+    const alongTheMask = (t: number) => ({ x: 52, y: crawler(t).y + (t < 8 ? 0 : 8 - t) });
+    const clip = frames([{ at: alongTheMask, half: 1, shade: -255 }]);
+    for (const f of clip) for (let p = 0; p < W * H; p++) if (masked[p]) f.gray[p] = 0; // the doorway, black
+    expect(findSmallMovers(clip, W, H, masked).creatures).to.have.length(1);
+  });
+
   it('a clip too short to follow anything: no creature', () => {
     expect(findSmallMovers(frames([{ at: crawler, half: 1, shade: -60 }], { seconds: 0.8 }), W, H).creatures).to.deep.equal([]);
   });

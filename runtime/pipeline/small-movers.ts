@@ -680,7 +680,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   sightings.push(judge(frames.length - 1));
   const interval = intervalOf(frames);
   const cut = new Set<MoverTrack>(); // mostly cut by the view's edge
-  const inPlace = new Set<MoverTrack>(); // the background displaced a little
+  const blobsOf = new Map<MoverTrack, Blob[]>();
   const atEdge = (b: Blob) => b.x0 === 0 || b.y0 === 0 || b.x1 === width - 1 || b.y1 === height - 1;
   const frameAt = new Map(frames.map((f, k) => [f.t, k]));
   const followed = link(sightings).flatMap((t) => {
@@ -689,11 +689,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     if (t.length < MIN_SIGHTINGS || seconds < MIN_SECONDS || presence < MIN_PRESENCE) return [];
     const track = describe(t, width, height);
     if (t.filter(atEdge).length > t.length * EDGE_SHARE) cut.add(track);
-    const displaced = t.map((b) => {
-      const k = frameAt.get(b.t)!;
-      return displacedShare(b, frames[k]!.gray, bg, exposures[k]!, threshold, width, height, masked);
-    });
-    if (displaced.reduce((a, d) => a + d, 0) >= DISPLACED * t.length) inPlace.add(track);
+    blobsOf.set(track, t);
     return [{ track, presence }];
   });
   const moving = followed
@@ -709,7 +705,17 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   // is a creature by how it moves only if it also got there a step at a time, as a body does
   // (a mouse running through a drizzle); what hops is only looked at.
   const continuous = (t: MoverTrack) => !options.falling || t.hops <= FAINT_MAX_HOPS;
-  const creatures = alone.filter((t) => !cut.has(t) && !inPlace.has(t) && continuous(t) && t.striding >= MIN_TRAVEL && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING));
+  // the background displaced a little, looked for only where a track would be a creature
+  const inPlace = (t: MoverTrack) => {
+    const blobs = blobsOf.get(t)!;
+    let displaced = 0;
+    for (const b of blobs) {
+      const k = frameAt.get(b.t)!;
+      displaced += displacedShare(b, frames[k]!.gray, bg, exposures[k]!, threshold, width, height, masked);
+    }
+    return displaced >= DISPLACED * blobs.length;
+  };
+  const creatures = alone.filter((t) => !cut.has(t) && continuous(t) && t.striding >= MIN_TRAVEL && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING) && !inPlace(t));
   const travellers = alone.filter((t) => !creatures.includes(t));
   if (creatures.length === 0) return { ...none, travellers, faint, moved: moving };
   return { ...none, creatures, travellers, faint, moved: moving, score: followedScore(Math.max(...creatures.map((c) => c.seconds))) };

@@ -6,7 +6,7 @@ import type { Manifest } from '../core/model-manifest.js';
 import { area, centreDistance, covered, inside, iou } from './boxes.js';
 import { applyCameraRules, inZone, labelAllowed } from './camera-rules.js';
 import { cellGroups } from './cell-groups.js';
-import { cellCentre, eitherOf, swayFindings, swayingCells, swayingShare, swayScores } from './foliage.js';
+import { cellCentre, eitherOf, SWAY_SECONDS, swayFindings, swayingCells, swayingShare, swayScores } from './foliage.js';
 import { inView } from './camera-path.js';
 import type { Sighting } from './decoders.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
@@ -501,6 +501,18 @@ function foundPlace(box: Box, sample: MotionSample): Box[] {
   return [box, ...joined.flat().map(cellBox)];
 }
 
+/**
+ * The looks taken while the sway was read (its first SWAY_SECONDS): what they found there moved
+ * the cells it stood on. One found only later moved none of them: a walker coming up to the
+ * camera past the trees half a minute in, his box over the whole crown, leaves the crown's
+ * swaying of the first seconds foliage still; the detector looked at his place then and saw no
+ * one. Where it took no look then, nothing says who was there: every look counts.
+ */
+function whileSwayRead(frames: FrameFindings[]): FrameFindings[] {
+  const then = frames.filter((f) => f.t <= SWAY_SECONDS);
+  return then.length ? then : frames;
+}
+
 /** A box lying this much inside a place that flutters is of what flutters there: the detector's flag, a creature's path in a flag's place. */
 const FLAG_OWN = 0.5;
 
@@ -512,7 +524,7 @@ const FLAG_OWN = 0.5;
  */
 export function weather(scores: Scores, frames: FrameFindings[], pattern: MotionPattern, judge: Judge): { flagPlace?: Box } {
   raise(scores, 'rain', rainScore(pattern));
-  const explained = frames.flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= judge.unsure).flatMap((d) => foundPlace(d.box, f.sample)));
+  const explained = whileSwayRead(frames).flatMap((f) => f.detections.filter((d) => SWAY_EXPLAINED.includes(d.label) && d.score >= judge.unsure).flatMap((d) => foundPlace(d.box, f.sample)));
   // the classifier's flag score wherever it looked; the detector's where it boxed the flag
   const flags = frames.flatMap((f) => (f.flags ?? []).filter((s) => !birdOfAFlock(s, f.t, frames, pattern.aspect ?? 1)));
   const flagAt = (place: Box) => Math.max(scores.flag ?? 0, ...flags.filter((s) => covered(s.box, place) >= FLAG_OWN).map((s) => s.score));

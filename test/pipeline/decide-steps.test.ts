@@ -7,7 +7,7 @@ import type { Manifest } from '../../runtime/core/model-manifest.js';
 import {
   creaturesWhereNoOne, foundRule, judgeOf as packJudge, rainScore, riskOf, secondOpinions, weather, type FrameFindings, type Judge,
 } from '../../runtime/pipeline/decide.js';
-import { describeSway, swayScores } from '../../runtime/pipeline/foliage.js';
+import { describeSway, SWAY_SECONDS, swayScores } from '../../runtime/pipeline/foliage.js';
 import { MOTION_GRID, SAMPLE_FPS, type MotionPattern } from '../../runtime/pipeline/motion.js';
 import type { MoverTrack, SmallMovers } from '../../runtime/pipeline/small-movers.js';
 import { cellMotion, cells, cellsUnder, frame, gridBlock, pattern } from '../support/findings.js';
@@ -243,6 +243,18 @@ describe('decide, step 2: the weather', () => {
     const faint: Scores = {};
     weather(faint, over(judge.unsure - 0.1), swaying, judge);
     expect(faint).to.include.keys('plant', 'wind');
+  });
+
+  it('a person found over the crown only after the sway was read moved none of its cells: foliage, where the detector looked there then and saw no one', () => {
+    const body = { x: 0, y: 0, w: 0.6, h: 0.7 };
+    const later = frame(SWAY_SECONDS + 10, [person(0.9, body)], crownBox);
+    const lookedThen: Scores = {};
+    weather(lookedThen, [frame(2, [], crownBox), later], swaying, judge);
+    expect(lookedThen).to.include.keys('plant', 'wind');
+    // no look while the sway was read: nothing says he was not there, he explains it
+    const neverLooked: Scores = {};
+    weather(neverLooked, [later], swaying, judge);
+    expect(neverLooked).to.not.have.any.keys('plant', 'wind');
   });
 
   it("what stood out of the background joined to a found person's box, at that moment, is the person's (limbs, a walker beside): no foliage; a sway beside it that did not stand out is", () => {

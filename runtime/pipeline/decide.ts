@@ -503,10 +503,10 @@ function foundPlace(box: Box, sample: MotionSample): Box[] {
 
 /**
  * The looks taken while the sway was read (its first SWAY_SECONDS): what they found there moved
- * the cells it stood on. One found only later moved none of them: a walker coming up to the
- * camera past the trees half a minute in, his box over the whole crown, leaves the crown's
- * swaying of the first seconds foliage still; the detector looked at his place then and saw no
- * one. Where it took no look then, nothing says who was there: every look counts.
+ * the cells it stood on. One found only later, where the detector looked then and found no
+ * one, moved none of them: a walker coming up to the camera past the trees half a minute in,
+ * his box over the whole crown, leaves the crown's swaying of the first seconds foliage still.
+ * Where it took no look then, nothing says who was there: every look counts.
  */
 function whileSwayRead(frames: FrameFindings[]): FrameFindings[] {
   const then = frames.filter((f) => f.t <= SWAY_SECONDS);

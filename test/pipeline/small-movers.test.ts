@@ -6,7 +6,7 @@ import type { Box, CameraRules } from '../../runtime/core/analysis.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import { MOTION_GRID, type MotionPattern } from '../../runtime/pipeline/motion.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from '../../runtime/pipeline/small-movers.js';
-import { seeded } from '../support/random.js';
+import { gaussian, seeded } from '../support/random.js';
 import { rulesManifest } from '../support/rules-manifest.js';
 
 const W = 192;
@@ -40,7 +40,7 @@ function frames(things: Drawn[], options: { seconds?: number; noise?: number; ex
       if (SH > H) for (let y = y0 + H; y < Math.min(SH, y0 + H + 36); y++) for (let x = x0; x < Math.min(SW, x0 + 12); x++) scene[y * SW + x] = i % 2 ? 50 : 200;
     }
   }
-  const gauss = () => Math.sqrt(-2 * Math.log(random() + 1e-9)) * Math.cos(2 * Math.PI * random());
+  const gauss = gaussian(random);
   const out: FineFrame[] = [];
   const n = Math.round((options.seconds ?? 10) * FPS);
   for (let i = 0; i < n; i++) {

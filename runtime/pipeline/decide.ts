@@ -211,6 +211,41 @@ function dropAnimalsAroundPersons(frames: FrameFindings[]): FrameFindings[] {
   });
 }
 
+/**
+ * A body at least this many times as tall as it is wide (in pixels) stands upright: a person
+ * standing or walking is two to four times as tall as wide; an animal on four legs is longer
+ * than tall, and a cat or a dog sitting about one and a half times as tall.
+ */
+const UPRIGHT = 2;
+
+/**
+ * Second opinion on one body named two ways in heavy rain: where the looks took the drops out
+ * (a frame derained), an animal boxed where a person was seen at the same moment (in the same
+ * frame or one within SAME_MOMENT_S, at confirm_score or more, one thing: sameThing), its box
+ * upright, is that person seen again. The drops hide another part of a near body in each frame,
+ * and taking them out leaves it another ghost, so the detector's name for it flips from look to
+ * look (the woman coming in through the made downpour, at twice the bench's size: a person 0.58,
+ * then an animal 0.79 on her 0.3 s later); her outline holds, and an upright one is a
+ * person's. It counts at the lower of the two scores: seen in two looks, the person is agreed
+ * across frames (foundRule) as a walker seen twice unsure is.
+ */
+function uprightBodiesInRain(frames: FrameFindings[], judge: Judge, aspect: number): FrameFindings[] {
+  if (!frames.some((f) => f.derained)) return frames;
+  const personsAt = sameMoment(frames, (d) => d.label === 'person' && d.score >= judge.unsure);
+  const upright = (box: Box) => box.h >= UPRIGHT * box.w * aspect;
+  return frames.map((frame) => {
+    const persons = personsAt(frame);
+    const personOf = (d: Detection) => (d.label === 'animal' && upright(d.box) ? persons.find((p) => sameThing(p.box, d.box)) : undefined);
+    if (!frame.detections.some(personOf)) return frame;
+    const detections = frame.detections.map((d) => {
+      const person = personOf(d);
+      return person ? { ...d, label: 'person' as const, score: Math.min(d.score, person.score) } : d;
+    });
+    const scored = (label: ServiceLabel) => detections.filter((d) => d.label === label).map((d) => d.score);
+    return { ...frame, detections, scores: { ...frame.scores, animal: Math.max(0, ...scored('animal')), person: Math.max(frame.scores.person ?? 0, ...scored('person')) } };
+  });
+}
+
 /** Things that fly, boxed at one moment besides a person or vehicle of their size, this many or more: a flock. */
 const FLOCK_OTHERS = 2;
 /**
@@ -474,12 +509,14 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
 /**
  * Step 1, second opinions on each frame: the camera's masks and label filters, close-ups of
  * animals taken for persons, animals around a person surer than them (a walker's trail in frames
- * with heavy rain taken out), unsure persons and vehicles on swaying leaves, persons inside an
- * animal seen at the same moment, persons and vehicles among a flock.
+ * with heavy rain taken out), upright animals on a person in heavy rain, unsure persons and
+ * vehicles on swaying leaves, persons inside an animal seen at the same moment, persons and
+ * vehicles among a flock.
  */
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
-  const each = dropAnimalsAroundPersons(found.map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules))))
+  const ruled = found.map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)));
+  const each = uprightBodiesInRain(dropAnimalsAroundPersons(ruled), judge, pattern.aspect ?? 1)
     .map((f, _, all) => dropUnsureOnFoliage(f, all, swaying, judge, pattern.aspect ?? 1));
   return dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1);
 }

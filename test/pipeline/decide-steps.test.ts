@@ -93,6 +93,24 @@ describe('decide, step 1: second opinions on each frame', () => {
     expect(secondOpinions([derained, asItIs(8.1)], pattern, judge)[0]!.detections, 'a person a second away is another moment').to.deep.equal([trail]);
   });
 
+  it('in heavy rain (a look with the drops taken out), an upright animal box on a person seen at the same moment is that person again, found as seen twice; a box longer than tall, one a second away, or rain not taken out stays an animal', () => {
+    // the woman coming in through the made downpour: a person derained, unsure, an animal on her 0.3 s later (a 16:9 view)
+    const wide = { ...pattern, aspect: 16 / 9 };
+    const seenFirst = { ...frame(7.1, [person(0.5, { x: 0.37, y: 0.04, w: 0.27, h: 0.95 })], walker(0.4)), derained: true };
+    const onHer: Detection = { label: 'animal', score: 0.79, box: { x: 0.42, y: 0, w: 0.25, h: 0.99 } };
+    const [, again] = secondOpinions([seenFirst, frame(7.4, [onHer], walker(0.4))], wide, judge);
+    expect(again!.detections).to.deep.equal([{ ...onHer, label: 'person', score: 0.5 }]);
+    expect(again!.scores).to.include({ person: 0.5, animal: 0 });
+    const found = (frames: FrameFindings[], aspect = wide) => foundRule(secondOpinions(frames, aspect, judge), judge, aspect.aspect)('person', 0.5);
+    expect(found([seenFirst, frame(7.4, [onHer], walker(0.4))])).to.equal(true);
+    expect(found([seenFirst]), 'seen once, under its threshold').to.equal(false);
+    // a body longer than tall is no standing person (the same boxes on a view twice as wide)
+    expect(found([seenFirst, frame(7.4, [onHer], walker(0.4))], { ...pattern, aspect: 32 / 9 })).to.equal(false);
+    expect(found([seenFirst, frame(8.4, [onHer], walker(0.4))]), 'a second away is another moment').to.equal(false);
+    expect(found([{ ...seenFirst, derained: undefined }, frame(7.4, [onHer], walker(0.4))]), 'no rain taken out').to.equal(false);
+    expect(found([{ ...seenFirst, detections: [person(0.35, seenFirst.detections[0]!.box)] }, frame(7.4, [onHer], walker(0.4))]), 'a person under confirm_score').to.equal(false);
+  });
+
   it('a person box inside an animal seen surer and at least twice its size at the same moment is the animal\'s head: dropped; not a surer person, nor one seen a while apart', () => {
     const cat: Detection = { label: 'animal', score: 0.95, box: { x: 0.05, y: 0.1, w: 0.8, h: 0.85 } };
     const face = person(0.84, { x: 0.42, y: 0.1, w: 0.35, h: 0.4 });

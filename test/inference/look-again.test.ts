@@ -230,22 +230,24 @@ describe('looking again (default pack, real models)', function () {
     expect(r.risk).to.equal('intrusion');
   });
 
-  it('the woman in the downpour across the slowly panning view, at 1080p: the look again a moment later takes the drops out over the samples either side only (over a fifth of a second either side, her limbs near the camera are a ghost): person and intrusion, and rain', async () => {
+  /** The woman in the downpour across the slowly panning view (made once), re-encoded at `scale` by an encoder at `preset`, classified. */
+  const womanSent = async (name: string, scale: string, preset: string) => {
     const wet = await once('near-woman-downpour-slow-pan.mp4', (out) => weatherClip(media('real/indoor_one_by_one.mp4'), out, { kind: 'rain', density: 'downpour' }, { seconds: 8, pan: true }));
+    const sent = path.join(dir, name);
+    await ffmpeg(['-i', wet, '-an', '-vf', scale, '-c:v', 'libx264', '-preset', preset, '-crf', '23', '-pix_fmt', 'yuv420p', sent]);
+    return vigilClassify(sent);
+  };
+
+  it('the woman in the downpour across the slowly panning view, at 1080p: the look again a moment later takes the drops out over the samples either side only (over a fifth of a second either side, her limbs near the camera are a ghost): person and intrusion, and rain', async () => {
     // as an encoder at its default preset sends it (the bench's variants, at a faster one, leave her a person in the first look)
-    const sent = path.join(dir, 'near-woman-downpour-slow-pan-1080p.mp4');
-    await ffmpeg(['-i', wet, '-an', '-vf', 'scale=1920:-2', '-c:v', 'libx264', '-preset', 'medium', '-crf', '23', '-pix_fmt', 'yuv420p', sent]);
-    const r = await vigilClassify(sent);
+    const r = await womanSent('near-woman-downpour-slow-pan-1080p.mp4', 'scale=1920:-2', 'medium');
     expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion', 'rain']);
     expect(r.risk).to.equal('intrusion');
   });
 
   it('the woman in the downpour across the slowly panning view, at twice its size: the detector names her a person where she comes in and an animal a moment later; the animal\'s box stands upright on her, so it is her seen again: person and intrusion, and rain, no animal', async () => {
-    const wet = await once('near-woman-downpour-slow-pan.mp4', (out) => weatherClip(media('real/indoor_one_by_one.mp4'), out, { kind: 'rain', density: 'downpour' }, { seconds: 8, pan: true }));
     // as the bench's variants send it (an encoder at a faster preset)
-    const sent = path.join(dir, 'near-woman-downpour-slow-pan-x2.mp4');
-    await ffmpeg(['-i', wet, '-an', '-vf', 'scale=trunc(iw*2/2)*2:trunc(ih*2/2)*2', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', sent]);
-    const r = await vigilClassify(sent);
+    const r = await womanSent('near-woman-downpour-slow-pan-x2.mp4', 'scale=trunc(iw*2/2)*2:trunc(ih*2/2)*2', 'veryfast');
     expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion', 'rain']);
     expect(r.labels).to.not.include('animal');
     expect(r.risk).to.equal('intrusion');

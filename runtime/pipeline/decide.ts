@@ -122,6 +122,9 @@ export function rainScore(p: MotionPattern): number {
   return precipitationScore({ streakSpread: p.streaks, flakeSpread: p.flakes, repeat: p.repeat });
 }
 
+/** Rain or snow seen in the clip: its score at the `rain` label's threshold. */
+const rainSeen = (p: MotionPattern, judge: Judge): boolean => rainScore(p) >= judge.threshold('rain');
+
 /** What moves in place under these findings is explained by them: not foliage. */
 const SWAY_EXPLAINED: ServiceLabel[] = ['person', 'vehicule', 'animal'];
 
@@ -218,9 +221,12 @@ function dropAnimalsAroundPersons(frames: FrameFindings[]): FrameFindings[] {
  */
 const UPRIGHT = 2;
 
+/** An animal boxed upright (UPRIGHT, in pixels): in rain, the detector's other name for a person. */
+const uprightAnimal = (d: Detection, aspect: number) => d.label === 'animal' && d.box.h >= UPRIGHT * d.box.w * aspect;
+
 /**
- * Second opinion on one body named two ways in heavy rain: where the looks took the drops out
- * (a frame derained), an animal boxed where a person was seen at the same moment (in the same
+ * Second opinion on one body named two ways in rain: where rain is seen, or the looks took the
+ * drops out (a frame derained), an animal boxed where a person was seen at the same moment (in the same
  * frame or one within SAME_MOMENT_S, at confirm_score or more, one thing: sameThing), its box
  * upright, is that person seen again. The drops hide another part of a near body in each frame,
  * and taking them out leaves it another ghost, so the detector's name for it flips from look to
@@ -229,13 +235,12 @@ const UPRIGHT = 2;
  * person's. It counts at the lower of the two scores: seen in two looks, the person is agreed
  * across frames (foundRule) as a walker seen twice unsure is.
  */
-function uprightBodiesInRain(frames: FrameFindings[], judge: Judge, aspect: number): FrameFindings[] {
-  if (!frames.some((f) => f.derained)) return frames;
+function uprightBodiesInRain(frames: FrameFindings[], judge: Judge, aspect: number, rainy: boolean): FrameFindings[] {
+  if (!rainy && !frames.some((f) => f.derained)) return frames;
   const personsAt = sameMoment(frames, (d) => d.label === 'person' && d.score >= judge.unsure);
-  const upright = (box: Box) => box.h >= UPRIGHT * box.w * aspect;
   return frames.map((frame) => {
     const persons = personsAt(frame);
-    const personOf = (d: Detection) => (d.label === 'animal' && upright(d.box) ? persons.find((p) => sameThing(p.box, d.box)) : undefined);
+    const personOf = (d: Detection) => (uprightAnimal(d, aspect) ? persons.find((p) => sameThing(p.box, d.box)) : undefined);
     if (!frame.detections.some(personOf)) return frame;
     const detections = frame.detections.map((d) => {
       const person = personOf(d);
@@ -434,12 +439,15 @@ function sightingsOf(frames: FrameFindings[], label: ServiceLabel): Seen[] {
  * confirm_score by less than a step is too: the agreement across frames (foundRule) that a
  * car seen from above or a dark walker counts by lacks one step in one frame. The pipeline
  * looks at it again (another moment, closer, at its best sighting), and agreement across frames
- * decides. Clear of the threshold, or agreed, it stands. `wet`: heavy rain or snow, the looks at
- * frames with its drops taken out. There one frame's score says less: the drops hide another
- * part of a body in each frame, and taking them out over a fifth of a second leaves a walker
- * another ghost, so the score of one body moves by several steps from frame to frame (and as
- * much with its region framed a few pixels over). A lone sighting anywhere from confirm_score
- * up to the threshold is a doubt there too. So is a person or vehicle seen only unsure on swaying
+ * decides. Clear of the threshold, or agreed, it stands. In rain or snow (the clip's `rain`
+ * score at its threshold, or `wet`: looks at frames with the drops taken out) one frame's score
+ * says less: the drops hide another part of a body in each frame, and taking them out leaves a
+ * walker another ghost, so the score of one body moves by several steps from frame to frame
+ * (and as much with its region framed a few pixels over). A lone sighting anywhere from
+ * confirm_score up to the threshold is a doubt there too, and where no person was seen, an
+ * animal boxed upright is one for a person (uprightBodiesInRain: the same flip of names; the
+ * woman in the made downpour at two thirds of the bench's size was an animal 0.42 once, and a
+ * person 0.73 a tenth of a second before). So is a person or vehicle seen only unsure on swaying
  * leaves (inFoliage), which the second opinions would otherwise drop unseen again, and, where
  * leaves sway, one seen unsure beside them. Each label's first doubt comes before any label's
  * second (firstsFirst).
@@ -451,18 +459,29 @@ export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Ju
   const swaying = swayingCells(pattern.sway);
   // foliage witnessed (swaying cells side by side), not a lone cell: someone beside it is a margin too
   const leavesSway = swayFindings(pattern.sway, MOTION_GRID).foliage > 0;
+  const rainy = wet || rainSeen(pattern, judge);
   return firstsFirst(judge.intruders.map((label): Doubt[] => {
     const sightings = sightingsOf(frames, label).filter((s) => counted(s.detection, judge));
     const leaves = (beside: Seen[] = []) => (swaying ? inFoliage(found, label, swaying, judge, beside) : []);
+    if (sightings.length === 0 && rainy && label === 'person') {
+      const bodies = uprightAnimalsSeen(found, judge, pattern.aspect ?? 1);
+      if (bodies.length) return [{ label, t: best(bodies).t, box: best(bodies).detection.box }];
+    }
     if (sightings.length === 0) return leaves();
     const { t, detection } = best(sightings);
     const doubtful = sightings.length === 1
-      ? within(detection.score, judge.threshold(label)) || (wet && detection.score >= judge.unsure && detection.score < judge.threshold(label))
+      ? within(detection.score, judge.threshold(label)) || (rainy && detection.score >= judge.unsure && detection.score < judge.threshold(label))
       : detection.score < judge.unsure && within(detection.score, judge.unsure);
     if (doubtful) return [{ label, t, box: detection.box }];
     // a sure sighting elsewhere decides the label whatever the leaves hold
     return detection.score < judge.threshold(label) ? leaves(leavesSway ? sightings.filter((s) => s.detection.score >= judge.unsure) : []) : [];
   }));
+}
+
+/** The animals boxed upright at confirm_score or more, each look's surest: in rain, persons the detector named otherwise (uprightBodiesInRain). */
+function uprightAnimalsSeen(found: FrameFindings[], judge: Judge, aspect: number): Seen[] {
+  const upright = found.map((f) => applyCameraRules(f, judge.rules)).map((f) => ({ ...f, detections: f.detections.filter((d) => uprightAnimal(d, aspect) && d.score >= judge.unsure) }));
+  return sightingsOf(upright, 'animal');
 }
 
 /** Each label's first doubt before any label's second: the looks again are few (a vehicle's margin is not crowded out by a person's second place). */
@@ -509,14 +528,14 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
 /**
  * Step 1, second opinions on each frame: the camera's masks and label filters, close-ups of
  * animals taken for persons, animals around a person surer than them (a walker's trail in frames
- * with heavy rain taken out), upright animals on a person in heavy rain, unsure persons and
+ * with heavy rain taken out), upright animals on a person in rain, unsure persons and
  * vehicles on swaying leaves, persons inside an animal seen at the same moment, persons and
  * vehicles among a flock.
  */
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
   const ruled = found.map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)));
-  const each = uprightBodiesInRain(dropAnimalsAroundPersons(ruled), judge, pattern.aspect ?? 1)
+  const each = uprightBodiesInRain(dropAnimalsAroundPersons(ruled), judge, pattern.aspect ?? 1, rainSeen(pattern, judge))
     .map((f, _, all) => dropUnsureOnFoliage(f, all, swaying, judge, pattern.aspect ?? 1));
   return dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1);
 }

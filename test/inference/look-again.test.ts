@@ -253,6 +253,19 @@ describe('looking again (default pack, real models)', function () {
     expect(r.risk).to.equal('intrusion');
   });
 
+  it('the woman in the downpour across the slowly panning view, at two thirds of its size: the detector names her an animal (upright) once; looked at again on both sides of that moment, she is a person: person and intrusion, and rain', async () => {
+    // as the bench's variants send it; the look 0.4 s on saw nothing, the look 0.1 s before a person
+    const r = await womanSent('near-woman-downpour-slow-pan-two-thirds.mp4', 'scale=trunc(iw*0.67/2)*2:-2', 'veryfast');
+    expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion', 'rain']);
+    expect(r.risk).to.equal('intrusion');
+  });
+
+  it('the woman in the downpour across the slowly panning view, at twice its size as an encoder at its default preset sends it: unsure once with the drops taken out (0.42), that sighting looked at again: person and intrusion, and rain', async () => {
+    const r = await womanSent('near-woman-downpour-slow-pan-x2-medium.mp4', 'scale=trunc(iw*2/2)*2:trunc(ih*2/2)*2', 'medium');
+    expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion', 'rain']);
+    expect(r.risk).to.equal('intrusion');
+  });
+
   it('a downpour while the camera pans across a room: the frames about each chosen one are laid onto its view before the drops are taken out, so the darkest of the sliding view smears no dark edge into an animal: rain, no animal, safe', async () => {
     // the room of the real clip before anyone comes in (5 s), zoomed to 1280 x 900 and panned
     // across a fifth of it, the drops with it (the camera turns); taken out unaligned, the
@@ -281,17 +294,17 @@ describe('looking again (default pack, real models)', function () {
     expect(r.risk).to.equal('safe');
   });
 
-  it('the fisheye clip in a drizzle: the cells the drops flicker are no moving region, its one frame is where the people walk out, framed closer and then wider where the closer look was unsure: person and intrusion, and rain', async () => {
+  it('the fisheye clip in a drizzle: the cells the drops flicker are no moving region, its one frame is where the people walk out, framed closer; unsure there under the drops, they are looked at again: person and intrusion, and rain', async () => {
     const wet = await weatherClip(media('real/fisheye_people_edge.mp4'), path.join(dir, 'fisheye-drizzle.mp4'), { kind: 'rain', density: 'drizzle' });
     const r = await vigilClassify(wet);
     expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion', 'rain']);
     const boxes = r.keyframes.flatMap((k) => k.detections.filter((d) => d.label === 'person').map((d) => d.box));
     expect(Math.min(...boxes.map((b) => b.x)), 'at the far left edge').to.be.below(0.1);
-    // its one frame, framed closer, where the detector is unsure of them under the drops (0.42),
-    // then framed wider at the same moment, where it sees them (0.58): the two sightings agree
-    expect(r.stats.inferences?.detector, JSON.stringify(r)).to.equal(2);
-    expect(r.keyframes.filter((k) => k.detections.some((d) => d.label === 'person')), 'two views of one moment').to.have.length(2);
-    expect(new Set(r.keyframes.map((k) => k.t)).size, 'one moment').to.equal(1);
+    // its one frame, framed closer, where the detector is unsure of them under the drops (0.42):
+    // in rain a margin, looked at again a moment later (0.34), and the two sightings agree (framed
+    // wider at the same moment instead, where no margin is looked at, they were 0.58)
+    expect(r.stats.inferences?.detector, JSON.stringify(r)).to.be.at.most(3);
+    expect(r.keyframes.filter((k) => k.detections.some((d) => d.label === 'person')), 'two looks').to.have.length(2);
   });
 
   it('a mouse in an arena in a drizzle: animal, never person, safe', async () => {

@@ -93,7 +93,7 @@ describe('decide, step 1: second opinions on each frame', () => {
     expect(secondOpinions([derained, asItIs(8.1)], pattern, judge)[0]!.detections, 'a person a second away is another moment').to.deep.equal([trail]);
   });
 
-  it('in heavy rain (a look with the drops taken out), an upright animal box on a person seen at the same moment is that person again, found as seen twice; a box longer than tall, one a second away, or rain not taken out stays an animal', () => {
+  it('in heavy rain (a look with the drops taken out) or rain seen in the clip, an upright animal box on a person seen at the same moment is that person again, found as seen twice; a box longer than tall, one a second away, or a dry clip with no rain taken out stays an animal', () => {
     // the woman coming in through the made downpour: a person derained, unsure, an animal on her 0.3 s later (a 16:9 view)
     const wide = { ...pattern, aspect: 16 / 9 };
     const seenFirst = { ...frame(7.1, [person(0.5, { x: 0.37, y: 0.04, w: 0.27, h: 0.95 })], walker(0.4)), derained: true };
@@ -107,7 +107,8 @@ describe('decide, step 1: second opinions on each frame', () => {
     // a body longer than tall is no standing person (the same boxes on a view twice as wide)
     expect(found([seenFirst, frame(7.4, [onHer], walker(0.4))], { ...pattern, aspect: 32 / 9 })).to.equal(false);
     expect(found([seenFirst, frame(8.4, [onHer], walker(0.4))]), 'a second away is another moment').to.equal(false);
-    expect(found([{ ...seenFirst, derained: undefined }, frame(7.4, [onHer], walker(0.4))]), 'no rain taken out').to.equal(false);
+    expect(found([{ ...seenFirst, derained: undefined }, frame(7.4, [onHer], walker(0.4))]), 'dry, no rain taken out').to.equal(false);
+    expect(found([{ ...seenFirst, derained: undefined }, frame(7.4, [onHer], walker(0.4))], { ...wide, streaks: 0.5 }), 'rain seen, the frames as they are').to.equal(true);
     expect(found([{ ...seenFirst, detections: [person(0.35, seenFirst.detections[0]!.box)] }, frame(7.4, [onHer], walker(0.4))]), 'a person under confirm_score').to.equal(false);
   });
 

@@ -97,6 +97,27 @@ describe('margins: a sighting one step from its threshold is looked at again', (
     expect(doubts(seenOnce(0.42), pattern, judgeOf(manifest))).to.deep.equal([]);
   });
 
+  // Rain seen in the clip (streaks over half the view), in any light: the first looks see its frames as they are
+  const raining: MotionPattern = { ...pattern, streaks: 0.5, aspect: 16 / 9 };
+
+  it('in rain seen in the clip, the frames seen as they are, a person seen once from confirm_score up to the threshold is a doubt too', () => {
+    for (const score of [0.42, 0.5]) expect(doubts(seenOnce(score), raining, judgeOf(manifest))).to.deep.equal([{ label: 'person', t: 0.5, box: walker(0.2) }]);
+    expect(doubts(seenOnce(0.34), raining, judgeOf(manifest)), 'under confirm_score').to.deep.equal([]);
+  });
+
+  it('in rain, where no person was seen, an animal boxed upright at confirm_score or more is a doubt for a person, at its surest sighting; not longer than tall, under confirm_score, nor in a dry clip', () => {
+    // the woman walking into the made downpour at two thirds of the bench's size (a 16:9 view): an animal 0.42
+    const her: Detection = { label: 'animal', score: 0.42, box: { x: 0.38, y: 0.09, w: 0.24, h: 0.9 } };
+    const looks = [frame(6.5, [], walker(0.4)), frame(7.1, [her], her.box)];
+    expect(doubts(looks, raining, judgeOf(manifest))).to.deep.equal([{ label: 'person', t: 7.1, box: her.box }]);
+    expect(doubts(looks, { ...raining, aspect: 32 / 9 }, judgeOf(manifest)), 'the same box on a view twice as wide: longer than tall').to.deep.equal([]);
+    expect(doubts([frame(7.1, [{ ...her, score: 0.34 }], her.box)], raining, judgeOf(manifest)), 'under confirm_score').to.deep.equal([]);
+    expect(doubts(looks, { ...pattern, aspect: 16 / 9 }, judgeOf(manifest)), 'dry').to.deep.equal([]);
+    // a person seen is the person's own doubt, or none
+    const seen = [frame(7.1, [her, { label: 'person', score: 0.66, box: walker(0.1) }], her.box)];
+    expect(doubts(seen, raining, judgeOf(manifest))).to.deep.equal([]);
+  });
+
   it('a person seen in two frames is no doubt: the frames agree already', () => {
     const frames = [frame(0.5, [{ label: 'person', score: 0.58, box: walker(0.2) }], walker(0.2)), frame(2, [{ label: 'person', score: 0.5, box: walker(0.5) }], walker(0.5))];
     expect(doubts(frames, pattern, judgeOf(manifest))).to.deep.equal([]);

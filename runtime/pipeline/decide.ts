@@ -465,7 +465,8 @@ export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Ju
     const leaves = (beside: Seen[] = []) => (swaying ? inFoliage(found, label, swaying, judge, beside) : []);
     if (sightings.length === 0 && rainy && label === 'person') {
       const bodies = uprightAnimalsSeen(found, judge, pattern.aspect ?? 1);
-      if (bodies.length) return [{ label, t: best(bodies).t, box: best(bodies).detection.box }];
+      const surest = bodies.length ? best(bodies) : undefined;
+      if (surest) return [{ label, t: surest.t, box: surest.detection.box }];
     }
     if (sightings.length === 0) return leaves();
     const { t, detection } = best(sightings);

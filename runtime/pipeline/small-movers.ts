@@ -126,6 +126,15 @@ const MIN_PRESENCE = 0.7;
 /** ...standing out from the background by twice what its pixels' noise allows (noise barely crosses the threshold, a thing stands clear of it)... */
 const MIN_CONTRAST = 2;
 /**
+ * ...or by half as much again as the threshold, where it was seen throughout its life
+ * (SEEN_THROUGHOUT) and alone (at most ALONE_GUESSED of its links a choice among several
+ * things within reach): a speck of noise crosses the threshold in one frame, not in nine of ten
+ * one step on from where it was. A spider crawling on a wall at night stands out of the
+ * infrared grain by 1.8 times its threshold, seen in 49 frames of 50, every link its only one.
+ */
+const SEEN_CONTRAST = 1.5;
+const ALONE_GUESSED = 0.1;
+/**
  * ...going somewhere: at some time at least its own length away from where it was at another
  * (flicker, sway and jitter stay in place; a moth looping about a lamp comes back where it
  * started, but went far meanwhile); a creature goes its own length in the half seconds it moves,
@@ -696,11 +705,13 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     // in rain a track seen throughout proves nothing: a drop left over is always near
     .filter(({ track, presence }) => track.travel >= MIN_TRAVEL && (track.hops <= MAX_HOPS || (!options.falling && presence >= SEEN_THROUGHOUT && track.contrast >= MIN_CONTRAST)))
     .map(({ track }) => track);
-  const clear = moving.filter((t) => t.contrast >= MIN_CONTRAST);
+  // in rain a track seen throughout proves nothing, as above
+  const seenAlone = new Set(followed.filter(({ track, presence }) => !options.falling && presence >= SEEN_THROUGHOUT && track.guessed <= ALONE_GUESSED).map(({ track }) => track));
+  const clear = moving.filter((t) => t.contrast >= MIN_CONTRAST || (seenAlone.has(t) && t.contrast >= SEEN_CONTRAST));
+  const dim = (t: MoverTrack) => t.contrast < MIN_CONTRAST;
   // a path of chance is nothing to follow, but its flakes still fall alike with the others of a flow
   const chance = (t: MoverTrack) => t.hops > MAX_HOPS && t.guessed > MAX_GUESSED;
   const alone = clear.filter((t) => !chance(t) && alike(t, clear) < FLOW_TRACKS - 1);
-  const faint = moving.filter((t) => t.contrast < MIN_CONTRAST && t.hops <= FAINT_MAX_HOPS && alike(t, moving) < FLOW_TRACKS - 1);
   // In rain, specks of drops left over link up now and then, from spot to spot: there a track
   // is a creature by how it moves only if it also got there a step at a time, as a body does
   // (a mouse running through a drizzle); what hops is only looked at.
@@ -716,7 +727,9 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     return displaced >= DISPLACED * blobs.length;
   };
   const creatures = alone.filter((t) => !cut.has(t) && continuous(t) && t.striding >= MIN_TRAVEL && (t.turning >= MIN_TURNING || t.pausing >= MIN_PAUSING) && !inPlace(t));
-  const travellers = alone.filter((t) => !creatures.includes(t));
+  // a dim track that is no creature is faint, whether seen throughout or not
+  const travellers = alone.filter((t) => !creatures.includes(t) && !dim(t));
+  const faint = moving.filter((t) => dim(t) && !creatures.includes(t) && t.hops <= FAINT_MAX_HOPS && alike(t, moving) < FLOW_TRACKS - 1);
   if (creatures.length === 0) return { ...none, travellers, faint, moved: moving };
   return { ...none, creatures, travellers, faint, moved: moving, score: followedScore(Math.max(...creatures.map((c) => c.seconds))) };
 }

@@ -2,7 +2,10 @@
 // pack: too small or too strange for the networks, they are found by how they move
 // (pipeline/small-movers.ts) and are animals, never a person or an intrusion.
 import { expect } from 'chai';
+import path from 'node:path';
+import { tempDir } from '../support/clips.js';
 import { suiteDaemon } from '../support/daemon.js';
+import { atNightClip } from '../support/night.js';
 import { media } from '../support/paths.js';
 
 describe('small animals on real footage (default pack, real models)', function () {
@@ -12,6 +15,14 @@ describe('small animals on real footage (default pack, real models)', function (
 
   it('a tiny spider crawling on a pale wall below a still one: animal, safe', async () => {
     const r = await classify('spider_on_wall.mp4');
+    expect(r.labels).to.include('animal');
+    for (const label of ['person', 'vehicule', 'intrusion', 'NOTHING']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
+  });
+
+  it('the tiny spider at night, as an infrared camera films it (gray, dark, grainy: it stands out of the grain by under twice the threshold, in every frame): animal, safe', async () => {
+    const night = await atNightClip(media('nuisance/spider_on_wall.mp4'), path.join(tempDir('vigil-night-spider-'), 'spider-at-night.mp4'));
+    const r = await daemon().classified(night);
     expect(r.labels).to.include('animal');
     for (const label of ['person', 'vehicule', 'intrusion', 'NOTHING']) expect(r.labels).to.not.include(label);
     expect(r.risk).to.equal('safe');

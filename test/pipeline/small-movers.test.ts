@@ -103,6 +103,19 @@ describe('small movers (pure)', () => {
     expect(findSmallMovers(still, W, H).score).to.equal(0);
   });
 
+  it('a spider crawling on a wall at night, dim in the grain (under twice its threshold): a creature where it is seen in every frame, alone on its way; not where the grain hides it one frame in five', () => {
+    const grain = { noise: 4 }; // the threshold is then the grain's four standard deviations, about 16 levels
+    const dim = findSmallMovers(frames([{ at: crawler, half: 1, shade: -28 }], grain), W, H);
+    expect(dim.creatures).to.have.length(1);
+    expect(dim.creatures[0]!.contrast, 'under the contrast a creature needs otherwise').to.be.within(1.5, 2);
+    expect(dim.creatures[0]!.guessed).to.equal(0);
+    // the same spider where the grain hides it one frame in five: flicker links up so too
+    const hidden = (t: number) => (Math.round(t * FPS) % 5 === 2 ? undefined : crawler(t));
+    const mostly = findSmallMovers(frames([{ at: hidden, half: 1, shade: -28 }], grain), W, H);
+    expect(mostly.creatures).to.deep.equal([]);
+    expect(mostly.moved, 'followed all the same').to.have.length(1);
+  });
+
   it('a bright thing wandering in circles (a bird circling against a dark sky) is a creature', () => {
     const circle = (t: number) => ({ x: 100 + 30 * Math.cos(t * 1.2), y: 50 + 15 * Math.sin(t * 1.2) });
     expect(findSmallMovers(frames([{ at: circle, half: 2, shade: 70 }]), W, H).creatures).to.have.length(1);

@@ -169,6 +169,21 @@ export async function farNightWalkerClip(walker: string, scene: string, out: str
   }, out);
 }
 
+/**
+ * `source` as an infrared camera would film it at night: gray, darker and a third lower in
+ * contrast (its levels at 0.65: the illuminator lights less than day does), with the sensor's
+ * grain changing from frame to frame (10 levels) and a night stream's low bitrate (crf 26).
+ * What moves in it moves as it did, at the source's size and rate.
+ */
+export async function atNightClip(source: string, out: string): Promise<string> {
+  await run(ffmpegPath, [
+    '-hide_banner', '-loglevel', 'error', '-y', '-i', source, '-an',
+    '-vf', 'format=gray,lutyuv=y=val*0.65,noise=alls=10:allf=t,format=yuv420p',
+    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '26', out,
+  ]);
+  return out;
+}
+
 export interface NightViewOptions {
   seconds?: number;
   width?: number;

@@ -701,12 +701,12 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     blobsOf.set(track, t);
     return [{ track, presence }];
   });
+  // in rain a track seen throughout proves nothing: a drop left over is always near
+  const throughout = (presence: number) => !options.falling && presence >= SEEN_THROUGHOUT;
   const moving = followed
-    // in rain a track seen throughout proves nothing: a drop left over is always near
-    .filter(({ track, presence }) => track.travel >= MIN_TRAVEL && (track.hops <= MAX_HOPS || (!options.falling && presence >= SEEN_THROUGHOUT && track.contrast >= MIN_CONTRAST)))
+    .filter(({ track, presence }) => track.travel >= MIN_TRAVEL && (track.hops <= MAX_HOPS || (throughout(presence) && track.contrast >= MIN_CONTRAST)))
     .map(({ track }) => track);
-  // in rain a track seen throughout proves nothing, as above
-  const seenAlone = new Set(followed.filter(({ track, presence }) => !options.falling && presence >= SEEN_THROUGHOUT && track.guessed <= ALONE_GUESSED).map(({ track }) => track));
+  const seenAlone = new Set(followed.filter(({ track, presence }) => throughout(presence) && track.guessed <= ALONE_GUESSED).map(({ track }) => track));
   const clear = moving.filter((t) => t.contrast >= MIN_CONTRAST || (seenAlone.has(t) && t.contrast >= SEEN_CONTRAST));
   const dim = (t: MoverTrack) => t.contrast < MIN_CONTRAST;
   // a path of chance is nothing to follow, but its flakes still fall alike with the others of a flow

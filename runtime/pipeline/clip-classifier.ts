@@ -8,11 +8,11 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { agreedLooks, closerLooksAgreeOn, closerLooksShort, closerLooksSplit, moversToCheck, decide, doubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, someoneUnsure, sureIntruders, type Doubt, type FrameFindings } from './decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksShort, closerLooksSplit, moversToCheck, decide, doubts, framingDoubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, someoneUnsure, sureIntruders, type Doubt, type FrameFindings } from './decide.js';
 import { dropsFlattened, dropWindow, lumaOf, withoutDrops, type DropLight } from './pixel-median.js';
 import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
-import { anotherMoment, chooseFrames, CLOSER_SIDE, naiveFrames, widerView, type ChosenFrame } from './frame-choice.js';
+import { anotherMoment, chooseFrames, CLOSER_SIDE, naiveFrames, widerFraming, widerView, type ChosenFrame } from './frame-choice.js';
 import { readSamples, scaledSize } from './frames.js';
 import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
@@ -194,6 +194,17 @@ export class ClipClassifier implements Classifier {
       // Margins: a person or vehicle seen once, within a step of its threshold (in rain or snow,
       // anywhere from confirm_score up to it, or an animal boxed upright), is looked at again.
       for (const look of await this.lookAgain(doubts(frames, motion.pattern, judge, wet), clip, motion, chosen, signal, wet, rainy)) {
+        frames.push(look.findings);
+        count(look);
+      }
+      // A person or vehicle boxed over half of a crop, and found only so: the same moment framed
+      // wider, where a texture's pattern at the crop's scale is no longer a body (decide.ts,
+      // dropWhatFillsItsFraming).
+      const widened = framingDoubts(frames, motion.pattern, judge).map((doubt) => {
+        const index = Math.round(doubt.t * SAMPLE_FPS);
+        return widerFraming({ index, sample: motion.samples[index]!, crop: doubt.framing }, detailOf(clip), this.regionSide());
+      });
+      for (const look of widened.length ? await this.inferLooks(widened, clip, motion, signal, wet) : []) {
         frames.push(look.findings);
         count(look);
       }

@@ -341,6 +341,80 @@ function seenAgainThen(d: Detection, frame: FrameFindings, frames: FrameFindings
     other.detections.some((o) => o.label === d.label && o.score >= judge.unsure && oneBody(here, { t: other.t, sample: other.sample, box: o.box }, aspect)));
 }
 
+/**
+ * A box over this share of its look's framing fills it. A crop all one thing leaves the detector
+ * nothing around it to read it by: at the scale of the crop a texture's pattern (the dark rim of
+ * an arena in the grain of a night view, a curve of wall and shadow) passes for a body as large
+ * as the crop, and the same pattern framed wider is not one. A real body framed wider is still
+ * large in the detector's view, and seen with what surrounds it. A whole frame's box is a
+ * close-up's (dropCloseUpPersons).
+ */
+const FILLS_FRAMING = 0.5;
+/** A framing holds a box when this share of the box lies inside it. */
+const HOLDS = 0.9;
+
+/** A person or vehicle boxed over FILLS_FRAMING of its look's crop. */
+const fillsItsFraming = (d: Detection, frame: FrameFindings, judge: Judge) =>
+  judge.intruders.includes(d.label) && frame.framing !== undefined && area(d.box) >= FILLS_FRAMING * area(frame.framing);
+
+/** `other` is a look framed wider than `frame` (apart: FRAMED_APART), holding `box`. */
+const framedWider = (box: Box, frame: FrameFindings, other: FrameFindings) =>
+  framingArea(frame) <= FRAMED_APART * framingArea(other) && (!other.framing || covered(box, other.framing) >= HOLDS);
+
+/** A boxed sighting, as oneBody takes it. */
+const sightingAt = (frame: FrameFindings, d: Detection) => ({ t: frame.t, sample: frame.sample, box: d.box });
+
+/** A look framed wider than `frame`, at any moment, saw the same label on one body with `d` (at its model's min_score). */
+function seenFramedWider(d: Detection, frame: FrameFindings, frames: FrameFindings[], aspect: number): boolean {
+  return frames.some((other) => framedWider(d.box, frame, other) &&
+    other.detections.some((o) => o.label === d.label && oneBody(sightingAt(frame, d), sightingAt(other, o), aspect)));
+}
+
+/** A look framed wider than `frame` was taken at its moment, holding `d`. */
+const lookedAtWider = (d: Detection, frame: FrameFindings, frames: FrameFindings[]) =>
+  frames.some((other) => Math.abs(other.t - frame.t) < 1e-6 && framedWider(d.box, frame, other));
+
+/**
+ * Second opinion on what fills its framing: a person or vehicle boxed over half of its look's
+ * crop is looked at again framed wider (framingDoubts). Where that look, at its moment, saw no
+ * such body on one body with it, and no look framed wider saw it at any moment, it is the crop's
+ * pattern; so is every sighting of the same label that filled its framing, on one body with it,
+ * and that no look framed wider saw either. Unlooked at, a sighting stands.
+ */
+function dropWhatFillsItsFraming(frames: FrameFindings[], judge: Judge, aspect: number): FrameFindings[] {
+  const filling = frames.flatMap((f) => f.detections.filter((d) => fillsItsFraming(d, f, judge)).map((d) => ({ f, d })));
+  const unseen = filling.filter(({ f, d }) => !seenFramedWider(d, f, frames, aspect));
+  const contradicted = unseen.filter(({ f, d }) => lookedAtWider(d, f, frames));
+  if (contradicted.length === 0) return frames;
+  const pattern = (frame: FrameFindings) => (d: Detection) => unseen.some((u) => u.f === frame && u.d === d) &&
+    contradicted.some((c) => c.d.label === d.label && oneBody(sightingAt(c.f, c.d), sightingAt(frame, d), aspect));
+  return frames.map((f) => withoutDetections(f, pattern(f)));
+}
+
+/**
+ * Where to look framed wider (dropWhatFillsItsFraming): per intruder label found only by what
+ * filled its framing (without those sightings it would not be found), the surest of them not yet
+ * looked at wider, in a crop of at most half the frame (the whole frame is then wider). Where the
+ * label is found without them, or not at all, nothing more runs.
+ */
+export function framingDoubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge): Array<Doubt & { framing: Box }> {
+  const frames = secondOpinions(found, pattern, judge);
+  const aspect = pattern.aspect ?? 1;
+  const counts = (fs: FrameFindings[], label: ServiceLabel) => {
+    const isFound = foundRule(fs, judge, aspect);
+    return fs.some((f) => isFound(label, f.scores[label] ?? 0));
+  };
+  return judge.intruders.flatMap((label) => {
+    const fills = (f: FrameFindings) => (d: Detection) => d.label === label && fillsItsFraming(d, f, judge);
+    const filling = frames.flatMap((f) => f.detections.filter(fills(f)).map((d) => ({ f, d })));
+    if (filling.length === 0 || !counts(frames, label) || counts(frames.map((f) => withoutDetections(f, fills(f))), label)) return [];
+    const unlooked = filling.filter(({ f, d }) => area(f.framing!) <= FRAMED_APART && !lookedAtWider(d, f, frames));
+    if (unlooked.length === 0) return [];
+    const { f, d } = unlooked.reduce((a, b) => (b.d.score > a.d.score ? b : a));
+    return [{ label, t: f.t, box: d.box, framing: f.framing! }];
+  });
+}
+
 /** A bird crossing: the detector boxed a thing that flies on the traveller's path in this many samples while it went. */
 const FLYING_SAMPLES = 2;
 
@@ -531,14 +605,14 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
  * animals taken for persons, animals around a person surer than them (a walker's trail in frames
  * with heavy rain taken out), upright animals on a person in rain, unsure persons and
  * vehicles on swaying leaves, persons inside an animal seen at the same moment, persons and
- * vehicles among a flock.
+ * vehicles among a flock, persons and vehicles that filled a crop and were not there framed wider.
  */
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
   const ruled = found.map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)));
   const each = uprightBodiesInRain(dropAnimalsAroundPersons(ruled), judge, pattern.aspect ?? 1, rainSeen(pattern, judge))
     .map((f, _, all) => dropUnsureOnFoliage(f, all, swaying, judge, pattern.aspect ?? 1));
-  return dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1);
+  return dropWhatFillsItsFraming(dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1), judge, pattern.aspect ?? 1);
 }
 
 /** The box of one cell of the motion pass's grid. */

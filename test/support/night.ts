@@ -127,8 +127,7 @@ export interface CarriedWalker {
 /** `walker`'s frames scaled by `options.scale` and `scene`'s view of width x height, at `fps`: what a walker carried into a view is made of. */
 export async function carryWalker(walker: string, scene: string, options: FarWalkerOptions & Required<Pick<FarWalkerOptions, 'width' | 'height' | 'fps' | 'seed'>>): Promise<CarriedWalker> {
   const { width, height, fps, seed } = options;
-  const probe = await run(ffprobePath, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', walker]);
-  const [sw, sh] = probe.stdout.trim().split(',').map(Number) as [number, number];
+  const { width: sw, height: sh } = await sizeOf(walker);
   const w = Math.round((sw * options.scale) / 2) * 2;
   const h = Math.round((sh * options.scale) / 2) * 2;
   const frames = await grayFrames(walker, w, h, fps);
@@ -182,6 +181,26 @@ export async function atNightClip(source: string, out: string): Promise<string> 
     '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '26', out,
   ]);
   return out;
+}
+
+/** A clip's width and height, as ffprobe reads them. */
+async function sizeOf(file: string): Promise<{ width: number; height: number }> {
+  const probe = await run(ffprobePath, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file]);
+  const [width, height] = probe.stdout.trim().split(',').map(Number) as [number, number];
+  return { width, height };
+}
+
+/**
+ * `source` as an infrared camera films it at night, frame by frame: every frame gray, a third of
+ * its light lifted a little (infrared), and the sensor's grain of 6 levels drawn anew for each
+ * (seeded), at `fps`, at the source's size. What moves in it moves as it did.
+ */
+export async function infraredClip(source: string, out: string, options: { fps?: number; seed?: number } = {}): Promise<string> {
+  const { fps = 10, seed = 5 } = options;
+  const { width, height } = await sizeOf(source);
+  const frames = await grayFrames(source, width, height, fps);
+  const gauss = gaussian(seeded(seed));
+  return encodeFrames({ width, height, fps, frames: frames.length, async frame(i) { return infraredFrame(frames[i]!, gauss); } }, out);
 }
 
 export interface NightViewOptions {

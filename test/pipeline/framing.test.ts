@@ -1,0 +1,80 @@
+// What fills its framing (decide.ts): a person or vehicle boxed over half of a look's crop, and
+// found only so, is looked at framed wider at its surest moment; not seen there, its sightings
+// that filled their crops are the crop's pattern, not a body. Made-up findings: no model runs,
+// so each case is exactly the one the rule is for.
+import { expect } from 'chai';
+import type { Box, Detection } from '../../runtime/core/analysis.js';
+import { decide, framingDoubts, judgeOf, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
+import { rulesManifest } from '../support/rules-manifest.js';
+
+const manifest = (() => {
+  const m = rulesManifest({ person: 0.55, vehicule: 0.55 });
+  return { ...m, models: m.models.map((model) => ({ ...model, score_step: 0.08 })) };
+})();
+const judge = judgeOf(manifest);
+const pattern: MotionPattern = { moving: true, pan: 0, repeat: 0, streaks: 0, flakes: 0, aspect: 4 / 3 };
+
+/** A sample where one cell at the crop's left edge moves: a small thing running there. */
+function sample(t: number): MotionSample {
+  const cells = new Uint8Array(MOTION_GRID.x * MOTION_GRID.y);
+  cells[2 * MOTION_GRID.x] = 1;
+  return { t, energy: 0.01, cells, solidCells: cells, region: { x: 0, y: 0.22, w: 0.083, h: 0.111 }, foreground: cells.slice() };
+}
+
+function look(t: number, detections: Detection[], framing?: Box): FrameFindings {
+  const scores: FrameFindings['scores'] = {};
+  for (const d of detections) scores[d.label] = Math.max(scores[d.label] ?? 0, d.score);
+  return { t, sample: sample(t), scores, detections, ...(framing ? { framing } : {}) };
+}
+
+// the crop framed on the small thing, and the same moment framed 1.5 times wider
+const crop: Box = { x: 0, y: 0, w: 0.47, h: 0.625 };
+const wider: Box = { x: 0, y: 0, w: 0.7, h: 0.94 };
+// three quarters of the crop: the arena's dark rim, which the detector read as a body
+const filling: Box = { x: 0.07, y: 0.03, w: 0.38, h: 0.58 };
+const person = (score: number, box = filling): Detection => ({ label: 'person', score, box });
+// seen at two moments at one place: agreed across frames, found, and a still person
+const twice = () => [look(2.5, [person(0.5)], crop), look(4.1, [person(0.58)], crop)];
+
+describe('what fills its framing is looked at framed wider', () => {
+  it('a person found only by boxes over half of their crops is a doubt at its surest sighting, with the crop to widen; unlooked at, it stands (person, danger)', () => {
+    expect(framingDoubts(twice(), pattern, judge)).to.deep.equal([{ label: 'person', t: 4.1, box: filling, framing: crop }]);
+    const d = decide(twice(), pattern, manifest);
+    expect(d.labels).to.include('person');
+    expect(d.risk).to.equal('danger');
+  });
+
+  it('framed wider at that moment and not seen there, none of its sightings that filled their crops counts: no person, no danger', () => {
+    const frames = [...twice(), look(4.1, [], wider)];
+    const d = decide(frames, pattern, manifest);
+    expect(d.labels).to.not.include('person');
+    expect(d.risk).to.equal('safe');
+    expect(framingDoubts(frames, pattern, judge), 'looked at wider already').to.deep.equal([]);
+  });
+
+  it('framed wider and seen there again, even unsure (at the model\'s min_score), it stands: person, danger', () => {
+    const seenWider = { x: 0.06, y: 0.02, w: 0.4, h: 0.6 };
+    const d = decide([...twice(), look(4.1, [person(0.34, seenWider)], wider)], pattern, manifest);
+    expect(d.labels).to.include('person');
+    expect(d.risk).to.equal('danger');
+  });
+
+  it('a look no wider than the crop (the same framing again) is no second opinion: the person stands', () => {
+    const d = decide([...twice(), look(4.1, [], crop)], pattern, manifest);
+    expect(d.labels).to.include('person');
+  });
+
+  it('a person boxed over a third of its crop does not fill it: no doubt', () => {
+    const third: Box = { x: 0.1, y: 0.05, w: 0.2, h: 0.45 };
+    const frames = [look(2.5, [person(0.5, third)], crop), look(4.1, [person(0.58, third)], crop)];
+    expect(framingDoubts(frames, pattern, judge)).to.deep.equal([]);
+  });
+
+  it('found without them (a sure person elsewhere), or seen only in whole frames, nothing is widened', () => {
+    const elsewhere = look(6, [person(0.82, { x: 0.6, y: 0.3, w: 0.1, h: 0.3 })], { x: 0.5, y: 0.2, w: 0.47, h: 0.625 });
+    expect(framingDoubts([...twice(), elsewhere], pattern, judge), 'found without the filling boxes').to.deep.equal([]);
+    const whole = [look(2.5, [person(0.5, { x: 0.1, y: 0.1, w: 0.6, h: 0.8 })]), look(4.1, [person(0.58, { x: 0.1, y: 0.1, w: 0.6, h: 0.8 })])];
+    expect(framingDoubts(whole, pattern, judge), 'a whole frame has no wider framing').to.deep.equal([]);
+  });
+});

@@ -141,6 +141,15 @@ const SAME_PLACE = 0.3;
 /** ...and its height changed by less than this factor (a walker coming closer grows). */
 const SAME_SIZE = 1.25;
 const STILL_APART_S = 0.5;
+
+/**
+ * Two boxes of one thing where it was (SAME_PLACE, SAME_SIZE): coming towards the camera or
+ * going away changes the size, not the place.
+ */
+function samePlace(a: Box, b: Box, aspect: number): boolean {
+  const grew = Math.max(a.h / b.h, b.h / a.h);
+  return centreDistance(a, b, aspect) < SAME_PLACE * Math.max(b.w * aspect, b.h) && grew < SAME_SIZE;
+}
 /** Share of a box's grid cells that must move: a person is thin in the grid, a vehicle moves as a block. */
 const MOVING_SHARE: Scores = { person: 0.1, vehicule: 0.3 };
 /**
@@ -353,9 +362,15 @@ const FILLS_FRAMING = 0.5;
 /** A framing holds a box when this share of the box lies inside it. */
 const HOLDS = 0.9;
 
-/** A person or vehicle boxed over FILLS_FRAMING of its look's crop. */
+/**
+ * A person or vehicle boxed over FILLS_FRAMING of its look's crop whose box does not move where
+ * it is (MOVING_SHARE): the crop was framed on something smaller moving beside it. A car
+ * driving through an overhead view fills its crop and moves as a block; the detector knows such
+ * cars only large in its view, and framed wider it may lose them.
+ */
 const fillsItsFraming = (d: Detection, frame: FrameFindings, judge: Judge) =>
-  judge.intruders.includes(d.label) && frame.framing !== undefined && area(d.box) >= FILLS_FRAMING * area(frame.framing);
+  judge.intruders.includes(d.label) && frame.framing !== undefined && area(d.box) >= FILLS_FRAMING * area(frame.framing) &&
+  movingShare(d.box, frame.sample) < (MOVING_SHARE[d.label] ?? 0.1);
 
 /** `other` is a look framed wider than `frame` (apart: FRAMED_APART), holding `box`. */
 const framedWider = (box: Box, frame: FrameFindings, other: FrameFindings) =>
@@ -376,10 +391,11 @@ const lookedAtWider = (d: Detection, frame: FrameFindings, frames: FrameFindings
 
 /**
  * Second opinion on what fills its framing: a person or vehicle boxed over half of its look's
- * crop is looked at again framed wider (framingDoubts). Where that look, at its moment, saw no
- * such body on one body with it, and no look framed wider saw it at any moment, it is the crop's
- * pattern; so is every sighting of the same label that filled its framing, on one body with it,
- * and that no look framed wider saw either. Unlooked at, a sighting stands.
+ * crop, its box still, is looked at again framed wider (framingDoubts). Where that look, at its
+ * moment, saw no such body on one body with it, and no look framed wider saw it at any moment,
+ * it is the crop's pattern; so is every sighting of the same label that filled its framing at
+ * the same place (samePlace: a pattern stays where it is), and that no look framed wider saw
+ * either. Unlooked at, a sighting stands.
  */
 function dropWhatFillsItsFraming(frames: FrameFindings[], judge: Judge, aspect: number): FrameFindings[] {
   const filling = frames.flatMap((f) => f.detections.filter((d) => fillsItsFraming(d, f, judge)).map((d) => ({ f, d })));
@@ -387,7 +403,7 @@ function dropWhatFillsItsFraming(frames: FrameFindings[], judge: Judge, aspect: 
   const contradicted = unseen.filter(({ f, d }) => lookedAtWider(d, f, frames));
   if (contradicted.length === 0) return frames;
   const pattern = (frame: FrameFindings) => (d: Detection) => unseen.some((u) => u.f === frame && u.d === d) &&
-    contradicted.some((c) => c.d.label === d.label && oneBody(sightingAt(c.f, c.d), sightingAt(frame, d), aspect));
+    contradicted.some((c) => c.d.label === d.label && samePlace(inViewOf(c.d.box, c.f.sample, frame.sample), d.box, aspect));
   return frames.map((f) => withoutDetections(f, pattern(f)));
 }
 
@@ -856,10 +872,7 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
       : other.detections.map((o) => ({ label: o.label, dt: Math.abs(other.t - frame.t), box: inViewOf(o.box, other.sample, frame.sample) }))
         .filter((o) => o.label === d.label && iou(o.box, d.box) > 0));
     const furthest = sightings.sort((a, b) => b.dt - a.dt)[0];
-    if (!furthest) return false;
-    // coming towards the camera or going away changes the size, not the place
-    const grew = Math.max(furthest.box.h / d.box.h, d.box.h / furthest.box.h);
-    return centreDistance(furthest.box, d.box, aspect) < SAME_PLACE * Math.max(d.box.w * aspect, d.box.h) && grew < SAME_SIZE;
+    return furthest !== undefined && samePlace(furthest.box, d.box, aspect);
   };
   // Found on the path of a small mover looked at closer: the small movers saw it go its own
   // length or more, at a finer size than the detector's boxes jitter by (a far walker going away

@@ -4,7 +4,7 @@
 // so each case is exactly the one the rule is for.
 import { expect } from 'chai';
 import type { Box, Detection } from '../../runtime/core/analysis.js';
-import { decide, framingDoubts, judgeOf, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { decide, framingDoubts, judgeOf, secondOpinions, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { rulesManifest } from '../support/rules-manifest.js';
 
@@ -69,6 +69,27 @@ describe('what fills its framing is looked at framed wider', () => {
     const third: Box = { x: 0.1, y: 0.05, w: 0.2, h: 0.45 };
     const frames = [look(2.5, [person(0.5, third)], crop), look(4.1, [person(0.58, third)], crop)];
     expect(framingDoubts(frames, pattern, judge)).to.deep.equal([]);
+  });
+
+  it('a car filling its crop and moving there as a block (an overhead view, which the detector knows only large) is not looked at wider, and stands', () => {
+    const car: Box = { x: 0.1, y: 0, w: 0.35, h: 0.6 };
+    const driving = (t: number, score: number) => {
+      const f = look(t, [{ label: 'vehicule', score, box: car }], crop);
+      f.sample.cells.fill(1); // every cell under the box changed
+      return f;
+    };
+    const frames = [driving(2.5, 0.5), driving(4.1, 0.58)];
+    expect(framingDoubts(frames, pattern, judge)).to.deep.equal([]);
+    const d = decide([...frames, look(4.1, [], wider)], pattern, manifest);
+    expect(d.labels).to.include('vehicule');
+  });
+
+  it('the wider look drops only what filled its crop at the same place: a sighting of another body elsewhere stands', () => {
+    const other: Box = { x: 0.55, y: 0.3, w: 0.38, h: 0.58 };
+    const elsewhere = look(6, [person(0.5, other)], { x: 0.5, y: 0.25, w: 0.47, h: 0.625 });
+    const frames = [...twice(), look(4.1, [], wider), elsewhere];
+    const kept = secondOpinions(frames, pattern, judge).flatMap((f) => f.detections.map((d) => ({ t: f.t, x: d.box.x })));
+    expect(kept).to.deep.equal([{ t: 6, x: 0.55 }]);
   });
 
   it('found without them (a sure person elsewhere), or seen only in whole frames, nothing is widened', () => {

@@ -150,6 +150,7 @@ function samePlace(a: Box, b: Box, aspect: number): boolean {
   const grew = Math.max(a.h / b.h, b.h / a.h);
   return centreDistance(a, b, aspect) < SAME_PLACE * Math.max(b.w * aspect, b.h) && grew < SAME_SIZE;
 }
+
 /** Share of a box's grid cells that must move: a person is thin in the grid, a vehicle moves as a block. */
 const MOVING_SHARE: Scores = { person: 0.1, vehicule: 0.3 };
 /**

@@ -12,7 +12,7 @@ import { agreedLooks, closerLooksAgreeOn, closerLooksShort, closerLooksSplit, mo
 import { dropsFlattened, dropWindow, lumaOf, withoutDrops, type DropLight } from './pixel-median.js';
 import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
-import { anotherMoment, chooseFrames, CLOSER_SIDE, naiveFrames, widerFraming, widerView, type ChosenFrame } from './frame-choice.js';
+import { anotherMoment, chooseFrames, CLOSER_SIDE, naiveFrames, widerView, type ChosenFrame } from './frame-choice.js';
 import { readSamples, scaledSize } from './frames.js';
 import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
@@ -50,6 +50,12 @@ const KEEP_DECODED_BYTES = 16 * 1024 * 1024;
 
 /** Doubts looked at again per clip, at most (one per intruder label of the default pack). */
 const MAX_LOOKS = 2;
+/**
+ * Rounds of whole-frame looks at what filled its crop, at most: one place, then another where
+ * the label is still found only by such boxes (crops framed on a small thing as it runs about
+ * frame the same texture from several sides).
+ */
+const WIDER_ROUNDS = 2;
 /** Where a look again at a large thing goes, in samples from the doubt's frame: a few tenths of a second. */
 const LOOK_OFFSETS = [3, -3, 2, -2, 4, -4, 1, -1];
 /** Small movers looked at closer, at most: the longest followed (a far walker is followed the whole way). */
@@ -197,16 +203,19 @@ export class ClipClassifier implements Classifier {
         frames.push(look.findings);
         count(look);
       }
-      // A person or vehicle boxed over half of a crop, and found only so: the same moment framed
-      // wider, where a texture's pattern at the crop's scale is no longer a body (decide.ts,
-      // dropWhatFillsItsFraming).
-      const widened = framingDoubts(frames, motion.pattern, judge).map((doubt) => {
-        const index = Math.round(doubt.t * SAMPLE_FPS);
-        return widerFraming({ index, sample: motion.samples[index]!, crop: doubt.framing }, detailOf(clip), this.regionSide());
-      });
-      for (const look of widened.length ? await this.inferLooks(widened, clip, motion, signal, wet) : []) {
-        frames.push(look.findings);
-        count(look);
+      // A person or vehicle boxed over half of a crop, and found only so: the same moment as a
+      // whole frame, where a texture's pattern at the crop's scale is no longer a body (decide.ts,
+      // dropWhatFillsItsFraming); then, where what is left is found only so too, another place.
+      for (let round = 0; round < WIDER_ROUNDS; round++) {
+        const wider = framingDoubts(frames, motion.pattern, judge).map((doubt): ChosenFrame => {
+          const index = Math.round(doubt.t * SAMPLE_FPS);
+          return { index, sample: motion.samples[index]!, crop: undefined };
+        });
+        if (wider.length === 0) break;
+        for (const look of await this.inferLooks(wider, clip, motion, signal, wet)) {
+          frames.push(look.findings);
+          count(look);
+        }
       }
       // A lone frame is framed closer (frame-choice.ts). Where the detector saw a person or
       // vehicle there, unsure, and none was found, what the closer framing cut off, or enlarged

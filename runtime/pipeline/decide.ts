@@ -355,8 +355,8 @@ function seenAgainThen(d: Detection, frame: FrameFindings, frames: FrameFindings
  * A box over this share of its look's framing fills it. A crop all one thing leaves the detector
  * nothing around it to read it by: at the scale of the crop a texture's pattern (the dark rim of
  * an arena in the grain of a night view, a curve of wall and shadow) passes for a body as large
- * as the crop, and the same pattern framed wider is not one. A real body framed wider is still
- * large in the detector's view, and seen with what surrounds it. A whole frame's box is a
+ * as the crop, and the same pattern in the whole view is not one. A real body that large in a
+ * crop is plain in the whole frame too, with what surrounds it. A whole frame's box is a
  * close-up's (dropCloseUpPersons).
  */
 const FILLS_FRAMING = 0.5;
@@ -364,14 +364,20 @@ const FILLS_FRAMING = 0.5;
 const HOLDS = 0.9;
 
 /**
- * A person or vehicle boxed over FILLS_FRAMING of its look's crop whose box does not move where
- * it is (MOVING_SHARE): the crop was framed on something smaller moving beside it. A car
- * driving through an overhead view fills its crop and moves as a block; the detector knows such
- * cars only large in its view, and framed wider it may lose them.
+ * A box moves as a block where this share of its cells moves (a vehicle's MOVING_SHARE): a body
+ * going through the view. A tenth (a person's limbs) is as much a small thing running inside a
+ * pattern's box.
+ */
+const BLOCK_SHARE = MOVING_SHARE.vehicule!;
+
+/**
+ * A person or vehicle boxed over FILLS_FRAMING of its look's crop, its box not moving as a block
+ * (BLOCK_SHARE): a car driving through an overhead view fills its crop and moves as a block, and
+ * the detector, which knows cars from above only large in its view, may lose it framed wider.
  */
 const fillsItsFraming = (d: Detection, frame: FrameFindings, judge: Judge) =>
   judge.intruders.includes(d.label) && frame.framing !== undefined && area(d.box) >= FILLS_FRAMING * area(frame.framing) &&
-  movingShare(d.box, frame.sample) < (MOVING_SHARE[d.label] ?? 0.1);
+  movingShare(d.box, frame.sample) < BLOCK_SHARE;
 
 /** `other` is a look framed wider than `frame` (apart: FRAMED_APART), holding `box`. */
 const framedWider = (box: Box, frame: FrameFindings, other: FrameFindings) =>
@@ -392,7 +398,7 @@ const lookedAtWider = (d: Detection, frame: FrameFindings, frames: FrameFindings
 
 /**
  * Second opinion on what fills its framing: a person or vehicle boxed over half of its look's
- * crop, its box still, is looked at again framed wider (framingDoubts). Where that look, at its
+ * crop, its box not moving as a block, is looked at again as a whole frame (framingDoubts). Where that look, at its
  * moment, saw no such body on one body with it, and no look framed wider saw it at any moment,
  * it is the crop's pattern; so is every sighting of the same label that filled its framing at
  * the same place (samePlace: a pattern stays where it is), and that no look framed wider saw
@@ -409,10 +415,10 @@ function dropWhatFillsItsFraming(frames: FrameFindings[], judge: Judge, aspect: 
 }
 
 /**
- * Where to look framed wider (dropWhatFillsItsFraming): per intruder label found only by what
+ * Where to look as a whole frame (dropWhatFillsItsFraming): per intruder label found only by what
  * filled its framing (without those sightings it would not be found), the surest of them not yet
- * looked at wider, in a crop of at most half the frame (the whole frame is then wider). Where the
- * label is found without them, or not at all, nothing more runs.
+ * looked at wider, in a crop of at most half the frame (the whole frame is then framed apart).
+ * Where the label is found without them, or not at all, nothing more runs.
  */
 export function framingDoubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge): Array<Doubt & { framing: Box }> {
   const frames = secondOpinions(found, pattern, judge);

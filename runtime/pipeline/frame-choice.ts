@@ -90,17 +90,6 @@ export function widerView(lone: ChosenFrame, frame: FrameSize, minSide: number):
 }
 
 /**
- * A look's moment framed wider than its crop: the square 1.5 times the crop's side about it, or
- * the whole frame where that square would cover most of the frame (REGION_BELOW) or not twice
- * the crop's area (it met the frame's short side): what filled the crop is seen with what lies
- * around it.
- */
-export function widerFraming(look: ChosenFrame & { crop: Box }, frame: FrameSize, minSide: number): ChosenFrame {
-  const region = squareRegion(look.crop, frame, minSide);
-  return { ...look, crop: area(region) < REGION_BELOW && area(region) >= 2 * area(look.crop) ? region : undefined };
-}
-
-/**
  * Another moment of the clip than the `taken` samples: its liveliest other moving sample (where
  * what moves is most in view), framed as the frames of a longer clip are (what a lone frame's
  * closer framing cut off is in view); none when nothing else moved.

@@ -1,6 +1,6 @@
 // What fills its framing (decide.ts): a person or vehicle boxed over half of a look's crop, and
-// found only so, is looked at framed wider at its surest moment; not seen there, its sightings
-// that filled their crops are the crop's pattern, not a body. Made-up findings: no model runs,
+// found only so, is looked at as a whole frame at its surest moment; not seen there, its
+// sightings that filled their crops at that place are the crop's pattern, not a body. Made-up findings: no model runs,
 // so each case is exactly the one the rule is for.
 import { expect } from 'chai';
 import type { Box, Detection } from '../../runtime/core/analysis.js';
@@ -28,7 +28,7 @@ function look(t: number, detections: Detection[], framing?: Box): FrameFindings 
   return { t, sample: sample(t), scores, detections, ...(framing ? { framing } : {}) };
 }
 
-// the crop framed on the small thing, and the same moment framed 1.5 times wider
+// the crop framed on the small thing, and a framing of the same moment 1.5 times wider
 const crop: Box = { x: 0, y: 0, w: 0.47, h: 0.625 };
 const wider: Box = { x: 0, y: 0, w: 0.7, h: 0.94 };
 // three quarters of the crop: the arena's dark rim, which the detector read as a body
@@ -37,7 +37,7 @@ const person = (score: number, box = filling): Detection => ({ label: 'person', 
 // seen at two moments at one place: agreed across frames, found, and a still person
 const twice = () => [look(2.5, [person(0.5)], crop), look(4.1, [person(0.58)], crop)];
 
-describe('what fills its framing is looked at framed wider', () => {
+describe('what fills its framing is looked at as a whole frame', () => {
   it('a person found only by boxes over half of their crops is a doubt at its surest sighting, with the crop to widen; unlooked at, it stands (person, danger)', () => {
     expect(framingDoubts(twice(), pattern, judge)).to.deep.equal([{ label: 'person', t: 4.1, box: filling, framing: crop }]);
     const d = decide(twice(), pattern, manifest);
@@ -45,17 +45,44 @@ describe('what fills its framing is looked at framed wider', () => {
     expect(d.risk).to.equal('danger');
   });
 
-  it('framed wider at that moment and not seen there, none of its sightings that filled their crops counts: no person, no danger', () => {
-    const frames = [...twice(), look(4.1, [], wider)];
-    const d = decide(frames, pattern, manifest);
-    expect(d.labels).to.not.include('person');
-    expect(d.risk).to.equal('safe');
-    expect(framingDoubts(frames, pattern, judge), 'looked at wider already').to.deep.equal([]);
+  for (const [name, framing] of [['as a whole frame (as the pipeline looks)', undefined], ['1.5 times wider', wider]] as const) {
+    it(`looked at ${name} at that moment and not seen there, none of its sightings that filled their crops counts: no person, no danger`, () => {
+      const frames = [...twice(), look(4.1, [], framing)];
+      const d = decide(frames, pattern, manifest);
+      expect(d.labels).to.not.include('person');
+      expect(d.risk).to.equal('safe');
+      expect(framingDoubts(frames, pattern, judge), 'looked at wider already').to.deep.equal([]);
+    });
+  }
+
+  it('a small thing running inside the box (a quarter of its cells moving, as a person\'s limbs move a tenth) does not vouch for it: looked at, and dropped where the whole frame shows no one', () => {
+    const running = (t: number, score: number) => {
+      const f = look(t, [person(score)], crop);
+      for (const c of [13, 14, 25, 26, 37]) f.sample.cells[c] = 1; // cells inside the box: a quarter of its 20
+      return f;
+    };
+    const frames = [running(2.5, 0.5), running(4.1, 0.58)];
+    expect(framingDoubts(frames, pattern, judge)).to.have.length(1);
+    expect(decide([...frames, look(4.1, [])], pattern, manifest).labels).to.not.include('person');
   });
 
-  it('framed wider and seen there again, even unsure (at the model\'s min_score), it stands: person, danger', () => {
+  it('where what is left is found only by boxes filling their crops at another place, that place is the next doubt', () => {
+    const corner: Box = { x: 0.53, y: 0.37, w: 0.47, h: 0.625 };
+    const there: Box = { x: 0.54, y: 0.38, w: 0.45, h: 0.6 };
+    const tiny: Box = { x: 0.36, y: 0.72, w: 0.04, h: 0.08 };
+    const moving = look(7.2, [person(0.42, tiny)], { x: 0.14, y: 0.37, w: 0.47, h: 0.625 });
+    moving.sample.cells.fill(1);
+    const frames = [look(0.9, [person(0.34, there)], corner), look(4.1, [person(0.73)], crop), moving];
+    expect(framingDoubts(frames, pattern, judge), 'the surest first').to.deep.equal([{ label: 'person', t: 4.1, box: filling, framing: crop }]);
+    const after = [...frames, look(4.1, [])];
+    expect(decide(after, pattern, manifest).labels, 'the agreement left (0.34 and 0.42)').to.include('person');
+    expect(framingDoubts(after, pattern, judge)).to.deep.equal([{ label: 'person', t: 0.9, box: there, framing: corner }]);
+    expect(decide([...after, look(0.9, [])], pattern, manifest).labels).to.not.include('person');
+  });
+
+  it('seen again as a whole frame, even unsure (at the model\'s min_score), it stands: person, danger', () => {
     const seenWider = { x: 0.06, y: 0.02, w: 0.4, h: 0.6 };
-    const d = decide([...twice(), look(4.1, [person(0.34, seenWider)], wider)], pattern, manifest);
+    const d = decide([...twice(), look(4.1, [person(0.34, seenWider)])], pattern, manifest);
     expect(d.labels).to.include('person');
     expect(d.risk).to.equal('danger');
   });
@@ -80,14 +107,14 @@ describe('what fills its framing is looked at framed wider', () => {
     };
     const frames = [driving(2.5, 0.5), driving(4.1, 0.58)];
     expect(framingDoubts(frames, pattern, judge)).to.deep.equal([]);
-    const d = decide([...frames, look(4.1, [], wider)], pattern, manifest);
+    const d = decide([...frames, look(4.1, [])], pattern, manifest);
     expect(d.labels).to.include('vehicule');
   });
 
   it('the wider look drops only what filled its crop at the same place: a sighting of another body elsewhere stands', () => {
     const other: Box = { x: 0.55, y: 0.3, w: 0.38, h: 0.58 };
     const elsewhere = look(6, [person(0.5, other)], { x: 0.5, y: 0.25, w: 0.47, h: 0.625 });
-    const frames = [...twice(), look(4.1, [], wider), elsewhere];
+    const frames = [...twice(), look(4.1, []), elsewhere];
     const kept = secondOpinions(frames, pattern, judge).flatMap((f) => f.detections.map((d) => ({ t: f.t, x: d.box.x })));
     expect(kept).to.deep.equal([{ t: 6, x: 0.55 }]);
   });

@@ -420,7 +420,7 @@ function dropWhatFillsItsFraming(frames: FrameFindings[], judge: Judge, aspect: 
  * looked at wider, in a crop of at most half the frame (the whole frame is then framed apart).
  * Where the label is found without them, or not at all, nothing more runs.
  */
-export function framingDoubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge): Array<Doubt & { framing: Box }> {
+export function framingDoubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge): Doubt[] {
   const frames = secondOpinions(found, pattern, judge);
   const aspect = pattern.aspect ?? 1;
   const counts = (fs: FrameFindings[], label: ServiceLabel) => {
@@ -434,7 +434,7 @@ export function framingDoubts(found: FrameFindings[], pattern: MotionPattern, ju
     const unlooked = filling.filter(({ f, d }) => area(f.framing!) <= FRAMED_APART && !lookedAtWider(d, f, frames));
     if (unlooked.length === 0) return [];
     const { f, d } = unlooked.reduce((a, b) => (b.d.score > a.d.score ? b : a));
-    return [{ label, t: f.t, box: d.box, framing: f.framing! }];
+    return [{ label, t: f.t, box: d.box }];
   });
 }
 

@@ -341,14 +341,17 @@ const onFoliage = (d: Detection, swaying: Uint8Array, judge: Judge) =>
 const FRAMED_APART = 0.5;
 const framingArea = (f: FrameFindings) => (f.framing ? area(f.framing) : 1);
 
+/** A boxed sighting, as oneBody takes it. */
+const sightingAt = (frame: FrameFindings, d: Detection) => ({ t: frame.t, sample: frame.sample, box: d.box });
+
 /** A look at the same moment framed apart from this one (one of them closer) saw the same label on the same body, both at confirm_score or more. */
 function seenAgainThen(d: Detection, frame: FrameFindings, frames: FrameFindings[], judge: Judge, aspect: number): boolean {
   if (d.score < judge.unsure) return false;
-  const here = { t: frame.t, sample: frame.sample, box: d.box };
+  const here = sightingAt(frame, d);
   const apart = (other: FrameFindings) =>
     Math.min(framingArea(other), framingArea(frame)) <= FRAMED_APART * Math.max(framingArea(other), framingArea(frame));
   return frames.some((other) => other !== frame && Math.abs(other.t - frame.t) < 1e-6 && apart(other) &&
-    other.detections.some((o) => o.label === d.label && o.score >= judge.unsure && oneBody(here, { t: other.t, sample: other.sample, box: o.box }, aspect)));
+    other.detections.some((o) => o.label === d.label && o.score >= judge.unsure && oneBody(here, sightingAt(other, o), aspect)));
 }
 
 /**
@@ -379,12 +382,13 @@ const fillsItsFraming = (d: Detection, frame: FrameFindings, judge: Judge) =>
   judge.intruders.includes(d.label) && frame.framing !== undefined && area(d.box) >= FILLS_FRAMING * area(frame.framing) &&
   movingShare(d.box, frame.sample) < BLOCK_SHARE;
 
+/** The sightings of `frames` that fill their framing (of `label` only, where it is given). */
+const fillingSightings = (frames: FrameFindings[], judge: Judge, label?: ServiceLabel) =>
+  frames.flatMap((f) => f.detections.filter((d) => (!label || d.label === label) && fillsItsFraming(d, f, judge)).map((d) => ({ f, d })));
+
 /** `other` is a look framed wider than `frame` (apart: FRAMED_APART), holding `box`. */
 const framedWider = (box: Box, frame: FrameFindings, other: FrameFindings) =>
   framingArea(frame) <= FRAMED_APART * framingArea(other) && (!other.framing || covered(box, other.framing) >= HOLDS);
-
-/** A boxed sighting, as oneBody takes it. */
-const sightingAt = (frame: FrameFindings, d: Detection) => ({ t: frame.t, sample: frame.sample, box: d.box });
 
 /** A look framed wider than `frame`, at any moment, saw the same label on one body with `d` (at its model's min_score). */
 function seenFramedWider(d: Detection, frame: FrameFindings, frames: FrameFindings[], aspect: number): boolean {
@@ -398,15 +402,14 @@ const lookedAtWider = (d: Detection, frame: FrameFindings, frames: FrameFindings
 
 /**
  * Second opinion on what fills its framing: a person or vehicle boxed over half of its look's
- * crop, its box not moving as a block, is looked at again as a whole frame (framingDoubts). Where that look, at its
- * moment, saw no such body on one body with it, and no look framed wider saw it at any moment,
- * it is the crop's pattern; so is every sighting of the same label that filled its framing at
- * the same place (samePlace: a pattern stays where it is), and that no look framed wider saw
- * either. Unlooked at, a sighting stands.
+ * crop, its box not moving as a block, is looked at again as a whole frame (framingDoubts).
+ * Where that look, at its moment, saw no such body on one body with it, and no look framed wider
+ * saw it at any moment, it is the crop's pattern; so is every sighting of the same label that
+ * filled its framing at the same place (samePlace: a pattern stays where it is), and that no
+ * look framed wider saw either. Unlooked at, a sighting stands.
  */
 function dropWhatFillsItsFraming(frames: FrameFindings[], judge: Judge, aspect: number): FrameFindings[] {
-  const filling = frames.flatMap((f) => f.detections.filter((d) => fillsItsFraming(d, f, judge)).map((d) => ({ f, d })));
-  const unseen = filling.filter(({ f, d }) => !seenFramedWider(d, f, frames, aspect));
+  const unseen = fillingSightings(frames, judge).filter(({ f, d }) => !seenFramedWider(d, f, frames, aspect));
   const contradicted = unseen.filter(({ f, d }) => lookedAtWider(d, f, frames));
   if (contradicted.length === 0) return frames;
   const pattern = (frame: FrameFindings) => (d: Detection) => unseen.some((u) => u.f === frame && u.d === d) &&
@@ -428,9 +431,9 @@ export function framingDoubts(found: FrameFindings[], pattern: MotionPattern, ju
     return fs.some((f) => isFound(label, f.scores[label] ?? 0));
   };
   return judge.intruders.flatMap((label) => {
-    const fills = (f: FrameFindings) => (d: Detection) => d.label === label && fillsItsFraming(d, f, judge);
-    const filling = frames.flatMap((f) => f.detections.filter(fills(f)).map((d) => ({ f, d })));
-    if (filling.length === 0 || !counts(frames, label) || counts(frames.map((f) => withoutDetections(f, fills(f))), label)) return [];
+    const filling = fillingSightings(frames, judge, label);
+    const without = frames.map((f) => withoutDetections(f, (d) => filling.some((s) => s.f === f && s.d === d)));
+    if (filling.length === 0 || !counts(frames, label) || counts(without, label)) return [];
     const unlooked = filling.filter(({ f, d }) => area(f.framing!) <= FRAMED_APART && !lookedAtWider(d, f, frames));
     if (unlooked.length === 0) return [];
     const { f, d } = unlooked.reduce((a, b) => (b.d.score > a.d.score ? b : a));
@@ -632,10 +635,11 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
  */
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
+  const aspect = pattern.aspect ?? 1;
   const ruled = found.map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)));
-  const each = uprightBodiesInRain(dropAnimalsAroundPersons(ruled), judge, pattern.aspect ?? 1, rainSeen(pattern, judge))
-    .map((f, _, all) => dropUnsureOnFoliage(f, all, swaying, judge, pattern.aspect ?? 1));
-  return dropWhatFillsItsFraming(dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, pattern.aspect ?? 1), judge, pattern.aspect ?? 1);
+  const each = uprightBodiesInRain(dropAnimalsAroundPersons(ruled), judge, aspect, rainSeen(pattern, judge))
+    .map((f, _, all) => dropUnsureOnFoliage(f, all, swaying, judge, aspect));
+  return dropWhatFillsItsFraming(dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, aspect), judge, aspect);
 }
 
 /** The box of one cell of the motion pass's grid. */

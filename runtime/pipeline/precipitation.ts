@@ -153,17 +153,24 @@ export interface PrecipitationEvidence {
 
 /** A frame shrunk by `factor` in each direction (the mean of each factor x factor block). */
 export function shrink(frame: GrayFrame, factor: number): GrayFrame {
-  const width = Math.floor(frame.width / factor);
+  const { data: pixels, width: from } = frame;
+  const width = Math.floor(from / factor);
   const height = Math.floor(frame.height / factor);
   const data = new Uint8Array(width * height);
   const sums = new Uint32Array(width);
+  const block = factor * factor;
   for (let y = 0; y < height; y++) {
     sums.fill(0);
     for (let ky = 0; ky < factor; ky++) {
-      const row = (y * factor + ky) * frame.width;
-      for (let x = 0; x < width; x++) for (let kx = 0; kx < factor; kx++) sums[x] += frame.data[row + x * factor + kx]!;
+      // each block's row of pixels summed in a register, walking the row once (a third of the time
+      // of indexing each pixel from the block's corner)
+      for (let x = 0, i = (y * factor + ky) * from; x < width; x++) {
+        let sum = 0;
+        for (let end = i + factor; i < end; i++) sum += pixels[i]!;
+        sums[x] += sum;
+      }
     }
-    for (let x = 0; x < width; x++) data[y * width + x] = Math.round(sums[x]! / (factor * factor));
+    for (let x = 0, row = y * width; x < width; x++) data[row + x] = Math.round(sums[x]! / block);
   }
   return { data, width, height };
 }
@@ -204,10 +211,19 @@ function bestOffset(a: GrayFrame, b: GrayFrame, x: number, y: number, size: numb
       }
     }
   }
-  const tried: number[] = [];
-  for (const cost of costs) if (cost !== Infinity) tried.push(cost);
   const at = (dx: number, dy: number) => costAt(costs, span, dx - cx + reach, dy - cy + reach);
-  return { dx: bx, dy: by, centre: best, typical: median(tried), left: at(bx - 1, by), right: at(bx + 1, by), up: at(bx, by - 1), down: at(bx, by + 1) };
+  const around = { left: at(bx - 1, by), right: at(bx + 1, by), up: at(bx, by - 1), down: at(bx, by + 1) };
+  return { dx: bx, dy: by, centre: best, typical: finiteMedian(costs), ...around }; // the median last: it sorts the costs
+}
+
+/** The median of the costs tried (those not Infinity), as core/median's: sorted in place by the typed array's own numeric sort, no comparator called per pair. */
+function finiteMedian(costs: Float64Array): number {
+  costs.sort(); // Infinity last
+  let n = costs.length;
+  while (n > 0 && costs[n - 1] === Infinity) n--;
+  if (n === 0) return 0;
+  const mid = n >> 1;
+  return n % 2 ? costs[mid]! : (costs[mid - 1]! + costs[mid]!) / 2;
 }
 
 /** The cost at column i, row j of a search's span x span costs; undefined outside it or where not tried. */

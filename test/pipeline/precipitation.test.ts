@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import {
   PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fallingTexture, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
-  backToBack, changeSpread, precipitationSchedule, precipitationScore, recurrence, scheduleSelect, transientMap, transientSpread, type GrayFrame,
+  backToBack, changeSpread, precipitationSchedule, precipitationScore, recurrence, scheduleSelect, shrink, transientMap, transientSpread, type GrayFrame,
 } from '../../runtime/pipeline/precipitation.js';
 import { seeded as random } from '../support/random.js';
 
@@ -53,6 +53,21 @@ function nightRain(seed: number, drops: number): GrayFrame {
 
 describe('precipitation analysis', () => {
   const view = scene(7);
+
+  it('shrinks a frame to the rounded mean of each block, the columns and rows past the last whole block left out', () => {
+    const rnd = random(3);
+    const width = 322, height = 183; // neither a multiple of the factor
+    const data = Uint8Array.from({ length: width * height }, () => Math.floor(rnd() * 256));
+    for (const factor of [3, 4]) {
+      const small = shrink({ data, width, height }, factor);
+      expect([small.width, small.height]).to.deep.equal([Math.floor(width / factor), Math.floor(height / factor)]);
+      for (const [x, y] of [[0, 0], [small.width - 1, 0], [17, 23], [small.width - 1, small.height - 1]] as const) {
+        let sum = 0;
+        for (let ky = 0; ky < factor; ky++) for (let kx = 0; kx < factor; kx++) sum += data[(y * factor + ky) * width + x * factor + kx]!;
+        expect(small.data[y * small.width + x], `block (${x}, ${y}) at ${factor}`).to.equal(Math.round(sum / (factor * factor)));
+      }
+    }
+  });
 
   it('finds the camera\'s shift between two samples, whatever moves in front of it', () => {
     const a = frame(view, 10, 10);

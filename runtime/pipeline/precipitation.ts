@@ -15,7 +15,7 @@
 // The camera's own movement is taken out first (a global shift: the median of matched blocks),
 // and every gray-level threshold rests on the clip's own noise.
 import type { DropLight } from './pixel-median.js';
-import { median } from '../core/median.js';
+import { median, sortedMedian } from '../core/median.js';
 
 /** width the samples are analysed at: drops are a pixel or two wide here (at 96 px they vanish) */
 export const PRECIPITATION_WIDTH = 320;
@@ -216,14 +216,12 @@ function bestOffset(a: GrayFrame, b: GrayFrame, x: number, y: number, size: numb
   return { dx: bx, dy: by, centre: best, typical: finiteMedian(costs), ...around }; // the median last: it sorts the costs
 }
 
-/** The median of the costs tried (those not Infinity), as core/median's: sorted in place by the typed array's own numeric sort, no comparator called per pair. */
+/** The median of the costs tried (those not Infinity): sorted in place by the typed array's own numeric sort, no comparator called per pair. */
 function finiteMedian(costs: Float64Array): number {
   costs.sort(); // Infinity last
   let n = costs.length;
   while (n > 0 && costs[n - 1] === Infinity) n--;
-  if (n === 0) return 0;
-  const mid = n >> 1;
-  return n % 2 ? costs[mid]! : (costs[mid - 1]! + costs[mid]!) / 2;
+  return sortedMedian(costs, n);
 }
 
 /** The cost at column i, row j of a search's span x span costs; undefined outside it or where not tried. */

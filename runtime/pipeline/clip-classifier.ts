@@ -8,7 +8,7 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { agreedLooks, closerLooksAgreeOn, closerLooksShort, closerLooksSplit, moversToCheck, decide, doubts, framingDoubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, someoneUnsure, sureIntruders, type Doubt, type FrameFindings } from './decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksShort, closerLooksSplit, moversToCheck, decide, doubts, framingDoubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, someoneUnsure, sureIntruders, type Doubt, type FrameFindings, type Judge } from './decide.js';
 import { dropsFlattened, dropWindow, lumaOf, withoutDrops, type DropLight } from './pixel-median.js';
 import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
@@ -206,16 +206,9 @@ export class ClipClassifier implements Classifier {
       // A person or vehicle boxed over half of a crop, and found only so: the same moment as a
       // whole frame, where a texture's pattern at the crop's scale is no longer a body (decide.ts,
       // dropWhatFillsItsFraming); then, where what is left is found only so too, another place.
-      for (let round = 0; round < WIDER_ROUNDS; round++) {
-        const wider = framingDoubts(frames, motion.pattern, judge).map((doubt): ChosenFrame => {
-          const index = Math.round(doubt.t * SAMPLE_FPS);
-          return { index, sample: motion.samples[index]!, crop: undefined };
-        });
-        if (wider.length === 0) break;
-        for (const look of await this.inferLooks(wider, clip, motion, signal, wet)) {
-          frames.push(look.findings);
-          count(look);
-        }
+      for (const look of await this.framedWhole(frames, judge, clip, motion, signal, wet)) {
+        frames.push(look.findings);
+        count(look);
       }
       // A lone frame is framed closer (frame-choice.ts). Where the detector saw a person or
       // vehicle there, unsure, and none was found, what the closer framing cut off, or enlarged
@@ -275,6 +268,11 @@ export class ClipClassifier implements Classifier {
       const agreed = closerLooksAgreeOn(seen.map((l) => l.findings), this.options.manifest, rules);
       if (agreed.length) {
         frames.push(...agreedLooks(seen.map((l) => l.findings), agreed));
+        // framed on a small thing, a crop can be all one pattern, as the first looks' can
+        for (const look of await this.framedWhole(frames, judge, clip, motion, signal, wet)) {
+          frames.push(look.findings);
+          count(look);
+        }
         break;
       }
     }
@@ -385,6 +383,24 @@ export class ClipClassifier implements Classifier {
       });
     });
     return this.inferDecoded(await this.decodeLooks(looks, clip, motion, signal, derain, shorter), signal);
+  }
+
+  /**
+   * Whole-frame looks at what filled its framing (decide.ts, framingDoubts): the surest such
+   * sighting's moment as a whole frame, then, where the label is still found only by such
+   * sightings, another place (WIDER_ROUNDS at most). The looks' findings, in the order taken.
+   */
+  private async framedWhole(frames: FrameFindings[], judge: Judge, clip: ClipInfo, motion: MotionAnalysis, signal: AbortSignal, wet: boolean) {
+    const taken: Awaited<ReturnType<ClipClassifier['inferLooks']>> = [];
+    for (let round = 0; round < WIDER_ROUNDS; round++) {
+      const wider = framingDoubts([...frames, ...taken.map((l) => l.findings)], motion.pattern, judge).map((doubt): ChosenFrame => {
+        const index = Math.round(doubt.t * SAMPLE_FPS);
+        return { index, sample: motion.samples[index]!, crop: undefined };
+      });
+      if (wider.length === 0) break;
+      taken.push(...await this.inferLooks(wider, clip, motion, signal, wet));
+    }
+    return taken;
   }
 
   /** The first-look models on each look's region; its frame from those the motion pass kept, or decoded. */

@@ -84,7 +84,23 @@ function boxShares(box: Box, cells: Uint8Array): { inside: number; outside: numb
  * cell, and the clip's background is no one place's).
  */
 export function movingShare(box: Box, sample: MotionSample): number {
-  return boxShares(box, sample.sceneCells ?? sample.cells.map((v, c) => v | sample.foreground[c]!)).inside;
+  return boxShares(box, movedCells(sample)).inside;
+}
+
+/** The cells of a sample where something moved: changed or standing out of the background (on a camera that moved, in the scene). */
+const movedCells = (sample: MotionSample): Uint8Array => sample.sceneCells ?? sample.cells.map((v, c) => v | sample.foreground[c]!);
+
+/** The grid cells whose centres lie in a box (boxShares's inside), as column and row numbers. */
+function cellsInside(box: Box): Array<{ x: number; y: number }> {
+  const inside: Array<{ x: number; y: number }> = [];
+  for (let y = 0; y < MOTION_GRID.y; y++) {
+    for (let x = 0; x < MOTION_GRID.x; x++) {
+      const cx = (x + 0.5) / MOTION_GRID.x;
+      const cy = (y + 0.5) / MOTION_GRID.y;
+      if (cx >= box.x && cx <= box.x + box.w && cy >= box.y && cy <= box.y + box.h) inside.push({ x, y });
+    }
+  }
+  return inside;
 }
 
 /**
@@ -374,13 +390,30 @@ const HOLDS = 0.9;
 const BLOCK_SHARE = MOVING_SHARE.vehicule!;
 
 /**
+ * A box moves as a block (BLOCK_SHARE) with its moving cells over two columns and two rows of the
+ * grid at least: a body that fills a crop is an area of cells, and moving it moves an area (a car
+ * driving through an overhead view moves three columns and as many rows of its box). A thing
+ * smaller than a cell running inside the box moves a line of cells along its way: at night, where
+ * a dim view's changes count at its light (motion.ts, movedDelta), a mouse running by the rim of
+ * an arena moved one column of a 3x2 box the detector framed on the rim, a third of its cells.
+ */
+export function movesAsABlock(box: Box, sample: MotionSample): boolean {
+  // a look along a small mover's path has the whole path marked standing out (seenMoving): what
+  // moved at its moment is what changed then
+  const moved = sample.path ? sample.cells : movedCells(sample);
+  const under = cellsInside(box);
+  const moving = under.filter((c) => moved[c.y * MOTION_GRID.x + c.x]);
+  return moving.length >= BLOCK_SHARE * under.length && new Set(moving.map((c) => c.x)).size >= 2 && new Set(moving.map((c) => c.y)).size >= 2;
+}
+
+/**
  * A person or vehicle boxed over FILLS_FRAMING of its look's crop, its box not moving as a block
- * (BLOCK_SHARE): a car driving through an overhead view fills its crop and moves as a block, and
+ * (movesAsABlock): a car driving through an overhead view fills its crop and moves as a block, and
  * the detector, which knows cars from above only large in its view, may lose it framed wider.
  */
 const fillsItsFraming = (d: Detection, frame: FrameFindings, judge: Judge) =>
   judge.intruders.includes(d.label) && frame.framing !== undefined && area(d.box) >= FILLS_FRAMING * area(frame.framing) &&
-  movingShare(d.box, frame.sample) < BLOCK_SHARE;
+  !movesAsABlock(d.box, frame.sample);
 
 /** The sightings of `frames` that fill their framing (of `label` only, where it is given). */
 const fillingSightings = (frames: FrameFindings[], judge: Judge, label?: ServiceLabel) =>
@@ -853,6 +886,14 @@ export function closerLooksShort(looks: FrameFindings[], manifest: Manifest, rul
 }
 
 /**
+ * A small mover is the body a box holds when this share of its whole path lies about the box
+ * (within it grown to twice its size about its centre, where one body's boxes jitter): more than
+ * half of it, where a passer-by's path runs on past the box.
+ */
+const BODY_ABOUT = 0.5;
+const about = (b: Box): Box => ({ x: b.x - b.w / 2, y: b.y - b.h / 2, w: 2 * b.w, h: 2 * b.h });
+
+/**
  * A small mover that went its own length or more was inside the box at time t (its course
  * within SAME_MOMENT_S of it): the body the detector boxed there went somewhere.
  */
@@ -890,6 +931,11 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
   // from the camera barely moves his box in a second). The path is where the mover's blob went,
   // the core of a body the detector boxes whole: a box on it overlaps it.
   const onPath = (d: Detection, sample: MotionSample) => sample.path !== undefined && covered(d.box, sample.path) > 0;
+  // So too, in rain, a box on the course of a small mover that went its own length there
+  // (onCourse), its whole path lying mostly about the box (BODY_ABOUT): that body went somewhere,
+  // where the detector's boxes of a far walker going away jitter by more than he moves. A mover
+  // whose path runs on past the box is someone passing by.
+  const wentOnThere = (d: Detection, t: number) => onCourse(d.box, t, movers.filter((m) => covered(m.box, about(d.box)) >= BODY_ABOUT));
   let intrusion = 0;
   let stillPerson = false;
   for (const frame of frames) {
@@ -905,7 +951,7 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
       // A finding without a box (a whole-frame classification) counts when its frame moved, but
       // not in rain, where every frame does.
       const moving = boxes.length
-        ? boxes.filter((d) => onPath(d, frame.sample) || (!stayedPut(d, frame) && boxMoves(d, frame)))
+        ? boxes.filter((d) => onPath(d, frame.sample) || wentOnThere(d, frame.t) || (!stayedPut(d, frame) && boxMoves(d, frame)))
         : !rainy && frame.sample.region !== undefined && inZone(frame.sample.region, rules) ? [{ score }] : [];
       for (const d of moving) intrusion = Math.max(intrusion, d.score);
       if (label === 'person' && moving.length === 0) stillPerson = true;

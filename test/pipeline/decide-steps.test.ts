@@ -501,6 +501,25 @@ describe('decide, step 5: the risk', () => {
     expect(riskOf(seated, foundRule(seated, judge), true, judge, 1, [along]).risk, 'one who stayed put, a mover passing through').to.equal('danger');
   });
 
+  it('in rain a box seen at one place twice, on the course of a small mover whose whole path lies about it, went somewhere (a far walker going away); a passer-by does not move it', () => {
+    // the far walker going away from the camera: his boxes 2.2 s apart hardly move (the detector's
+    // jitter), while the movers, at a finer size, follow him up the view 2.3 of his lengths
+    const box = (x: number, y: number): Box => ({ x, y, w: 0.015, h: 0.06 });
+    const there = [frame(2.4, [{ label: 'person', score: 0.42, box: box(0.329, 0.585) }]), frame(4.6, [{ label: 'person', score: 0.34, box: box(0.322, 0.58) }])]
+      .map((f) => ({ ...f, sample: { ...f.sample, solidCells: cells().fill(1) } }));
+    const course = [0.8, 1.4, 1.8, 2.4, 2.8, 3.4, 3.8, 4.4].map((t) => ({ t, x: 0.354 - (t - 0.8) * 0.005, y: 0.667 - (t - 0.8) * 0.016 }));
+    const walker: MoverTrack = {
+      box: { x: 0.33, y: 0.6, w: 0.03, h: 0.07 }, from: 0.6, to: 4.4, seconds: 3.8, sightings: 20,
+      travel: 2.3, striding: 1.4, turning: 0.04, pausing: 0.68, hops: 0, guessed: 0, contrast: 2.1, velocity: { x: -1, y: -3 }, course,
+    };
+    const found = (frames: FrameFindings[]) => (label: ServiceLabel, score: number) => label === 'person' && score >= 0.4 && frames.length > 0;
+    expect(riskOf(there, found(there), true, judge, 16 / 9, [walker])).to.deep.equal({ risk: 'intrusion', intrusion: 0.42 });
+    expect(riskOf(there, found(there), true, judge, 16 / 9, []).risk, 'without the movers, he stayed put').to.equal('danger');
+    // the same boxes, a mover crossing the view through them at 2.4 s: someone else passing by
+    const passing: MoverTrack = { ...walker, box: { x: 0.1, y: 0.6, w: 0.6, h: 0.05 }, course: [1.4, 1.9, 2.4, 2.9, 3.4].map((t) => ({ t, x: 0.337 + (t - 2.4) * 0.25, y: 0.615 })) };
+    expect(riskOf(there, found(there), true, judge, 16 / 9, [passing]).risk, 'a passer-by').to.equal('danger');
+  });
+
   it("outside every zone of the camera (the box's bottom-centre), neither intrusion nor danger", () => {
     const sky = judgeOf(manifest, rules({ zones: [{ name: 'sky', points: band(0, 0.5) }] })); // the walker's feet are at y = 0.7
     expect(risk(crossing(0.8), false, sky)).to.deep.equal({ risk: 'safe', intrusion: 0 });

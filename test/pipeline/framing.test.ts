@@ -4,7 +4,7 @@
 // so each case is exactly the one the rule is for.
 import { expect } from 'chai';
 import type { Box, Detection } from '../../runtime/core/analysis.js';
-import { decide, framingDoubts, judgeOf, secondOpinions, type FrameFindings } from '../../runtime/pipeline/decide.js';
+import { decide, framingDoubts, judgeOf, movesAsABlock, secondOpinions, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { rulesManifest } from '../support/rules-manifest.js';
 
@@ -109,6 +109,42 @@ describe('what fills its framing is looked at as a whole frame', () => {
     expect(framingDoubts(frames, pattern, judge)).to.deep.equal([]);
     const d = decide([...frames, look(4.1, [])], pattern, manifest);
     expect(d.labels).to.include('vehicule');
+  });
+
+  // A box of 3 columns by 2 rows of the grid, at the view's top-left corner (the rim of an arena)
+  const rim: Box = { x: 0, y: 0.06, w: 0.24, h: 0.3 };
+  const moved = (...at: Array<[number, number]>) => {
+    const f = look(1, [person(0.66, rim)], { x: 0, y: 0.06, w: 0.25, h: 0.31 });
+    f.sample.cells.fill(0);
+    f.sample.foreground.fill(0);
+    for (const [x, y] of at) f.sample.cells[y * MOTION_GRID.x + x] = 1;
+    return f;
+  };
+
+  it('a thing smaller than a cell running inside a box moves a line of its cells, not an area: a third of them in one column is no block, and the box is looked at as a whole frame', () => {
+    // the mouse at night by the arena's rim: the detector framed the rim as a person, and the
+    // mouse, seen moving where a dim view's changes count at its light, moved 2 of its 6 cells
+    const mouse = moved([0, 1], [0, 2]);
+    expect(movesAsABlock(rim, mouse.sample)).to.equal(false);
+    expect(framingDoubts([mouse, moved([0, 2])], pattern, judge)).to.deep.equal([{ label: 'person', t: 1, box: rim }]);
+    expect(decide([mouse, look(1, [])], pattern, manifest).labels).to.not.include('person');
+  });
+
+  it('an area of moving cells, two columns and two rows at least and a third of the box, moves it as a block', () => {
+    expect(movesAsABlock(rim, moved([0, 1], [1, 1], [0, 2], [1, 2]).sample)).to.equal(true);
+    expect(movesAsABlock(rim, moved([0, 1], [1, 1], [2, 1]).sample), 'a row of three: a line').to.equal(false);
+    expect(movesAsABlock(rim, moved([0, 1], [1, 2]).sample), 'two cells, a third, over two columns and rows').to.equal(true);
+    expect(movesAsABlock(rim, moved([0, 1]).sample), 'a sixth').to.equal(false);
+  });
+
+  it('on a look along a small mover\'s path (the path marked standing out), what moved at that moment is what changed then', () => {
+    const along = moved([0, 1], [0, 2]);
+    along.sample.foreground.fill(1); // seenMoving marks the cells under the whole path
+    along.sample.path = rim;
+    expect(movesAsABlock(rim, along.sample)).to.equal(false);
+    const marked = moved([0, 1], [0, 2]);
+    marked.sample.foreground.fill(1);
+    expect(movesAsABlock(rim, marked.sample), 'standing out of the background over all of it, as a body').to.equal(true);
   });
 
   it('the wider look drops only what filled its crop at the same place: a sighting of another body elsewhere stands', () => {

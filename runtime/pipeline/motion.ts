@@ -23,8 +23,30 @@ export const SAMPLE_FPS = 10;
 const WIDTH = 96;
 const GRID_X = 12;
 const GRID_Y = 9;
-/** a pixel moved when its gray level changed by more than this */
+/** a pixel moved when its gray level changed by more than this, in a view exposed as by day (movedDelta) */
 const PIXEL_DELTA = 24;
+/**
+ * Luma is gamma-encoded (about 2.2), so what a body changes in it scales with the light: a
+ * view with half the light (a stop) shows every difference 2^(-1/2.2) as large. A camera
+ * exposes a scene by day about mid-gray (18 % grey at 118 of 255); a view whose median lies
+ * more than a stop below that is underexposed: a dim room, a weak illuminator at night, a gray
+ * make of either. There PIXEL_DELTA shrinks in proportion to the median: the real classroom in
+ * a third of the light (its median 42) moved no cell at 24, and its seated people move by
+ * the median's share of it (about 12).
+ */
+const EXPOSED = 118 * 2 ** (-1 / 2.2);
+/**
+ * ...never below this: an encoder quantises away changes of a few levels, so under about 2.5 %
+ * of the range a change is as likely to be the compression's as the scene's (precipitation.ts's
+ * FLOOR)...
+ */
+const DELTA_FLOOR = 6;
+/**
+ * ...nor below this many times the noise of the two samples' difference: the gamma curve lifts
+ * a dark view's grain with its levels, and a grainy night stream's is not all averaged away at
+ * 96 px. About 1 pixel in 1000 of Gaussian noise passes (precipitation.ts's NOISE_FACTOR).
+ */
+const DELTA_NOISE = 3;
 /** a cell moves when this fraction of its pixels moved */
 const CELL_ACTIVE = 0.06;
 /** a speck: a connected group of changed pixels at most this big (a raindrop or snowflake at 96 px wide) */
@@ -175,12 +197,44 @@ function pixelGrid(width: number, height: number): PixelGrid {
   return { width, height, cellOf, size };
 }
 
+/** The gray level under which `share` of a histogram's `pixels` lie. */
+function levelAt(histogram: Uint32Array, pixels: number, share: number): number {
+  let level = 0;
+  for (let seen = histogram[0]!; level < 255 && seen <= pixels * share; ) seen += histogram[++level]!;
+  return level;
+}
+
+/** Scratch for movedDelta's histograms (it runs on every sample, to its end, one call at a time). */
+const histogram = new Uint32Array(256);
+
+/**
+ * How much a pixel must change from `prev` to `cur` to have moved: PIXEL_DELTA where `prev` is
+ * exposed as by day; in an underexposed view (EXPOSED; masked pixels, held at 0, count as dark)
+ * in proportion to its median, down to DELTA_FLOOR and DELTA_NOISE times the difference's noise
+ * (sigma from its lower quartile, over that of a Gaussian: it holds while most of the view
+ * changes, as precipitation.ts's transientMap reads it). The light is read off every 4th pixel,
+ * the noise off every other: a view's exposure and grain are the same all over it.
+ */
+export function movedDelta(prev: Uint8Array, cur: Uint8Array): number {
+  histogram.fill(0);
+  let counted = 0;
+  for (let i = 0; i < prev.length; i += 4, counted++) histogram[prev[i]!]++;
+  const median = levelAt(histogram, counted, 0.5);
+  if (median >= EXPOSED) return PIXEL_DELTA;
+  histogram.fill(0);
+  counted = 0;
+  for (let i = 0; i < prev.length; i += 2, counted++) histogram[Math.abs(cur[i]! - prev[i]!)]++;
+  const noise = levelAt(histogram, counted, 0.25) / 0.3186;
+  return Math.min(PIXEL_DELTA, Math.max(DELTA_FLOOR, DELTA_NOISE * noise, (PIXEL_DELTA * median) / EXPOSED));
+}
+
 function compare(prev: Uint8Array, cur: Uint8Array, grid: PixelGrid): Omit<MotionSample, 't'> {
   const { width, height, cellOf, size } = grid;
   const changedMask = new Uint8Array(width * height);
+  const delta = movedDelta(prev, cur);
   let changed = 0;
   for (let i = 0; i < changedMask.length; i++) {
-    if (Math.abs(cur[i]! - prev[i]!) > PIXEL_DELTA) {
+    if (Math.abs(cur[i]! - prev[i]!) > delta) {
       changed++;
       changedMask[i] = 1;
     }
@@ -515,9 +569,11 @@ function goingOn(scene: { cells: Uint8Array; share: Float32Array }, before: Uint
 
 /**
  * The cells where `cur` changed from `prev` laid onto it by the view's shift (bilinear, a
- * fraction of a pixel), counted as compare() counts changes, specks left out: what moved in
- * the scene while the camera moved; and the share of each cell's pixels that changed. Pixels
- * whose counterpart lies out of `prev`'s view do not count.
+ * fraction of a pixel), counted as compare() counts changes by day (PIXEL_DELTA, whatever the
+ * light: a view laid onto another leaves residuals along the scene's edges as large as their
+ * contrast, which a portrait against black keeps bright), specks left out: what moved in the
+ * scene while the camera moved; and the share of each cell's pixels that changed. Pixels whose
+ * counterpart lies out of `prev`'s view do not count.
  */
 function sceneChanges(prev: Uint8Array, cur: Uint8Array, shift: { dx: number; dy: number }, grid: PixelGrid): { cells: Uint8Array; share: Float32Array } {
   const { width, height } = grid;

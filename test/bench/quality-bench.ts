@@ -14,7 +14,7 @@ import { probeClip } from '../../runtime/pipeline/probe.js';
 import { panClip, pannedClip, sequenceClip, stillClip, tempDir } from '../support/clips.js';
 import { flagClip, treesInWindClip, walkerBeforeTreesClip } from '../support/nuisance-clips.js';
 import { media, SHARED_MODELS } from '../support/paths.js';
-import { farNightWalkerClip, infraredClip, mothAtLensClip, nightViewClip } from '../support/night.js';
+import { dimClip, farNightWalkerClip, infraredClip, mothAtLensClip, nightViewClip } from '../support/night.js';
 import { flockClip } from '../support/sky.js';
 import { weatherClip } from '../support/weather.js';
 import { buildBefore, compareClipsWithBefore } from './before-bench.js';
@@ -85,6 +85,7 @@ export async function madeClips(): Promise<Expectation[]> {
     { name: 'the far walker at night in a drizzle lit by the illuminator', file: await weatherClip(farWalker, path.join(dir, 'far-walker-drizzle.mp4'), { kind: 'rain', density: 'drizzle' }), must: ['person', 'intrusion', 'rain'], mustNot: ['animal'], risks: ['intrusion'] },
     { name: 'a downpour at night over the parking lot (infrared)', file: await weatherClip(await nightViewClip(media('real/parking_overhead_cars.mp4'), path.join(dir, 'night-lot.mp4')), path.join(dir, 'night-downpour.mp4'), { kind: 'rain', density: 'downpour' }), must: ['rain'], mustNot: ['person', 'vehicule', 'animal', 'intrusion'], risks: ['safe'] },
     { name: 'a farther walker at night (the same worker, 32 px tall, too faint to follow as a creature)', file: await farNightWalkerClip(media('real/worker_hardhat_walking.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'fainter-walker.mp4'), { scale: 0.25, at: { x: 0.3, y: 0.55 } }), must: ['person', 'intrusion'], mustNot: ['animal'], risks: ['intrusion'] },
+    { name: 'the classroom in a third of the light (gray, dim, a grain of 8 levels)', file: await dimClip(media('real/classroom_seated.mp4'), path.join(dir, 'classroom-dim.mp4')), ...PERSON },
     { name: 'the mouse arena at night (infrared, frame by frame: a third of its light, a grain of 6 levels)', file: await infraredClip(media('nuisance/mouse_arena_topdown.mp4'), path.join(dir, 'mouse-infrared.mp4')), ...animal, mustNot: ['person', 'vehicule', 'intrusion'] },
     { name: 'a moth flitting at the lens at night (infrared, an 18 px blur)', file: await mothAtLensClip(media('real/parking_overhead_cars.mp4'), path.join(dir, 'moth.mp4'), { radius: 18, seed: 5 }), must: ['animal'], mustNot: ['person', 'vehicule', 'intrusion'], risks: ['safe'] },
     { name: 'a nearer walker at night in heavy rain lit by the illuminator (the worker, 128 px tall)', file: await weatherClip(await farNightWalkerClip(media('real/worker_hardhat_walking.mp4'), media('real/parking_overhead_cars.mp4'), path.join(dir, 'near-walker.mp4'), { scale: 1, at: { x: 0.35, y: 0.2 } }), path.join(dir, 'near-walker-rain.mp4'), { kind: 'rain', density: 'rain' }), must: ['person', 'intrusion', 'rain'], mustNot: ['animal'], risks: ['intrusion'] },

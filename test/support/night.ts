@@ -183,6 +183,21 @@ export async function atNightClip(source: string, out: string): Promise<string> 
   return out;
 }
 
+/**
+ * `source` filmed in a third of the light, as a camera whose infrared illuminator reaches the
+ * scene weakly films it at night: gray, its levels at 0.35 lifted by 12 (the sensor's black
+ * level), the grain changing from frame to frame (8 levels) and a night stream's low bitrate
+ * (crf 26). What moves in it moves as it did, at the source's size and rate.
+ */
+export async function dimClip(source: string, out: string): Promise<string> {
+  await run(ffmpegPath, [
+    '-hide_banner', '-loglevel', 'error', '-y', '-i', source, '-an',
+    '-vf', 'format=gray,lutyuv=y=val*0.35+12,noise=alls=8:allf=t,format=yuv420p',
+    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '26', out,
+  ]);
+  return out;
+}
+
 /** A clip's width and height, as ffprobe reads them. */
 async function sizeOf(file: string): Promise<{ width: number; height: number }> {
   const probe = await run(ffprobePath, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=width,height', '-of', 'csv=p=0', file]);

@@ -174,13 +174,8 @@ export async function farNightWalkerClip(walker: string, scene: string, out: str
  * grain changing from frame to frame (10 levels) and a night stream's low bitrate (crf 26).
  * What moves in it moves as it did, at the source's size and rate.
  */
-export async function atNightClip(source: string, out: string): Promise<string> {
-  await run(ffmpegPath, [
-    '-hide_banner', '-loglevel', 'error', '-y', '-i', source, '-an',
-    '-vf', 'format=gray,lutyuv=y=val*0.65,noise=alls=10:allf=t,format=yuv420p',
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '26', out,
-  ]);
-  return out;
+export function atNightClip(source: string, out: string): Promise<string> {
+  return grayNightClip(source, out, 'lutyuv=y=val*0.65,noise=alls=10:allf=t');
 }
 
 /**
@@ -189,10 +184,15 @@ export async function atNightClip(source: string, out: string): Promise<string> 
  * level), the grain changing from frame to frame (8 levels) and a night stream's low bitrate
  * (crf 26). What moves in it moves as it did, at the source's size and rate.
  */
-export async function dimClip(source: string, out: string): Promise<string> {
+export function dimClip(source: string, out: string): Promise<string> {
+  return grayNightClip(source, out, 'lutyuv=y=val*0.35+12,noise=alls=8:allf=t');
+}
+
+/** `source` gray through `levels` (the light and the grain, ffmpeg filters), at a night stream's low bitrate (crf 26). */
+async function grayNightClip(source: string, out: string, levels: string): Promise<string> {
   await run(ffmpegPath, [
     '-hide_banner', '-loglevel', 'error', '-y', '-i', source, '-an',
-    '-vf', 'format=gray,lutyuv=y=val*0.35+12,noise=alls=8:allf=t,format=yuv420p',
+    '-vf', `format=gray,${levels},format=yuv420p`,
     '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '26', out,
   ]);
   return out;

@@ -54,22 +54,10 @@ export function inViewOf(box: Box, from: MotionSample, to: MotionSample): Box {
  * takes the cell under its centre.
  */
 function boxShares(box: Box, cells: Uint8Array): { inside: number; outside: number } {
-  let inside = 0;
-  let movingInside = 0;
-  let movingOutside = 0;
-  for (let y = 0; y < MOTION_GRID.y; y++) {
-    for (let x = 0; x < MOTION_GRID.x; x++) {
-      const cx = (x + 0.5) / MOTION_GRID.x;
-      const cy = (y + 0.5) / MOTION_GRID.y;
-      const moving = cells[y * MOTION_GRID.x + x]!;
-      if (cx < box.x || cx > box.x + box.w || cy < box.y || cy > box.y + box.h) {
-        movingOutside += moving;
-      } else {
-        inside++;
-        movingInside += moving;
-      }
-    }
-  }
+  const under = cellsInside(box);
+  const inside = under.length;
+  const movingInside = under.reduce((n, c) => n + cells[c.y * MOTION_GRID.x + c.x]!, 0);
+  const movingOutside = cells.reduce((n, v) => n + v, 0) - movingInside;
   const outsideCount = MOTION_GRID.x * MOTION_GRID.y - inside;
   const outside = outsideCount ? movingOutside / outsideCount : 0;
   if (inside > 0) return { inside: movingInside / inside, outside };
@@ -90,7 +78,7 @@ export function movingShare(box: Box, sample: MotionSample): number {
 /** The cells of a sample where something moved: changed or standing out of the background (on a camera that moved, in the scene). */
 const movedCells = (sample: MotionSample): Uint8Array => sample.sceneCells ?? sample.cells.map((v, c) => v | sample.foreground[c]!);
 
-/** The grid cells whose centres lie in a box (boxShares's inside), as column and row numbers. */
+/** The grid cells whose centres lie in a box, as column and row numbers. */
 function cellsInside(box: Box): Array<{ x: number; y: number }> {
   const inside: Array<{ x: number; y: number }> = [];
   for (let y = 0; y < MOTION_GRID.y; y++) {

@@ -15,3 +15,21 @@ export function sortedMedian(sorted: ArrayLike<number>, n: number): number {
 export function ascending(a: number, b: number): number {
   return a - b;
 }
+
+/**
+ * The level (0..255) under which more than `share` of a 256-bin histogram's `count` values lie:
+ * the first whose running sum passes `share` x `count` (255 at most). A percentile of 8-bit
+ * levels or differences in one pass over 256 bins, with no sort.
+ */
+export function histogramLevel(histogram: Uint32Array, count: number, share: number): number {
+  let level = 0;
+  for (let seen = histogram[0]!; level < 255 && seen <= count * share; ) seen += histogram[++level]!;
+  return level;
+}
+
+/**
+ * The lower quartile of the absolute value of Gaussian noise, in its sigmas: a noise read off the
+ * lower quartile of differences holds while up to three quarters of a view change for good
+ * reason (drops, a body), where a median would take them for noise.
+ */
+export const ABS_GAUSSIAN_QUARTILE = 0.3186;

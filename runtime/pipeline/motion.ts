@@ -17,6 +17,7 @@ import { inView, viewPath, type ViewOffset } from './camera-path.js';
 import { inFrame } from './boxes.js';
 import { bytesOf } from '../core/bytes.js';
 import { BufferPool } from '../core/buffer-pool.js';
+import { ABS_GAUSSIAN_QUARTILE, histogramLevel } from '../core/median.js';
 
 /** samples per second of clip time, in the motion pass and for frame choice */
 export const SAMPLE_FPS = 10;
@@ -197,13 +198,6 @@ function pixelGrid(width: number, height: number): PixelGrid {
   return { width, height, cellOf, size };
 }
 
-/** The gray level under which `share` of a histogram's `pixels` lie. */
-function levelAt(histogram: Uint32Array, pixels: number, share: number): number {
-  let level = 0;
-  for (let seen = histogram[0]!; level < 255 && seen <= pixels * share; ) seen += histogram[++level]!;
-  return level;
-}
-
 /** Scratch for movedDelta's histograms (it runs on every sample, to its end, one call at a time). */
 const histogram = new Uint32Array(256);
 
@@ -219,12 +213,12 @@ export function movedDelta(prev: Uint8Array, cur: Uint8Array): number {
   histogram.fill(0);
   let counted = 0;
   for (let i = 0; i < prev.length; i += 4, counted++) histogram[prev[i]!]++;
-  const median = levelAt(histogram, counted, 0.5);
+  const median = histogramLevel(histogram, counted, 0.5);
   if (median >= EXPOSED) return PIXEL_DELTA;
   histogram.fill(0);
   counted = 0;
   for (let i = 0; i < prev.length; i += 2, counted++) histogram[Math.abs(cur[i]! - prev[i]!)]++;
-  const noise = levelAt(histogram, counted, 0.25) / 0.3186;
+  const noise = histogramLevel(histogram, counted, 0.25) / ABS_GAUSSIAN_QUARTILE;
   return Math.min(PIXEL_DELTA, Math.max(DELTA_FLOOR, DELTA_NOISE * noise, (PIXEL_DELTA * median) / EXPOSED));
 }
 

@@ -15,7 +15,7 @@
 // The camera's own movement is taken out first (a global shift: the median of matched blocks),
 // and every gray-level threshold rests on the clip's own noise.
 import type { DropLight } from './pixel-median.js';
-import { median, sortedMedian } from '../core/median.js';
+import { ABS_GAUSSIAN_QUARTILE, histogramLevel, median, sortedMedian } from '../core/median.js';
 
 /** width the samples are analysed at: drops are a pixel or two wide here (at 96 px they vanish) */
 export const PRECIPITATION_WIDTH = 320;
@@ -358,7 +358,7 @@ export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, f
   const nd = next.data;
   const { pdx, pdy, ndx, ndy, x0, x1, y0, y1 } = aligned(cur, fromPrev, toNext);
   // The noise: the lower quartile of the absolute differences from the aligned previous sample
-  // (every other pixel of every other row), over that of a Gaussian's (0.3186 sigma). It holds
+  // (every other pixel of every other row), over that of a Gaussian's (ABS_GAUSSIAN_QUARTILE). It holds
   // while drops change up to three quarters of the view, where a median would take a downpour
   // for the camera's noise.
   const histogram = new Uint32Array(256);
@@ -371,9 +371,7 @@ export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, f
       counted++;
     }
   }
-  let quartile = 0;
-  for (let seen = 0; quartile < 255 && seen + histogram[quartile]! <= counted / 4; quartile++) seen += histogram[quartile]!;
-  const noise = quartile / 0.3186;
+  const noise = histogramLevel(histogram, counted, 0.25) / ABS_GAUSSIAN_QUARTILE;
   const threshold = Math.max(FLOOR, NOISE_FACTOR * noise);
   const level = new Uint8Array(data.length);
   const bright = new Uint8Array(data.length);

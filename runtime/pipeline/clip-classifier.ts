@@ -8,7 +8,7 @@ import { CancelledError, ErrorCode, PipelineError } from '../core/errors.js';
 import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
-import { agreedLooks, closerLooksAgreeOn, closerLooksShort, closerLooksSplit, moversToCheck, decide, doubts, framingDoubts, judgeOf, movingShare, rainScore, seenMoving, someoneFound, someoneUnsure, sureIntruders, type Doubt, type FrameFindings, type Judge } from './decide.js';
+import { agreedLooks, closerLooksAgreeOn, closerLooksShort, closerLooksSplit, moversToCheck, decide, doubts, framingDoubts, judgeOf, movingShare, rainScore, seenMoving, snowing, someoneFound, someoneUnsure, sureIntruders, type Doubt, type FrameFindings, type Judge } from './decide.js';
 import { dropsFlattened, dropWindow, lumaOf, withoutDrops, type DropLight } from './pixel-median.js';
 import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
@@ -159,14 +159,15 @@ export class ClipClassifier implements Classifier {
       stats.framesInferred += r.inferences;
       for (const [m, n] of Object.entries(r.byModel)) stats.inferences[m] = (stats.inferences[m] ?? 0) + n;
     };
-    // In heavy rain or snow (drops that all brighten, or all darken, what they cross: over a
-    // third of the view a frame) the first look, as every look after it, is at frames with the
-    // drops taken out: heavy rain at night hides a walker from the detector in every frame as it
-    // is. Lighter rain the detector sees through, and the median that takes it out blurs the
-    // limbs of a walker near the camera.
+    // In heavy rain (drops that all brighten, or all darken, what they cross: over a third of
+    // the view a frame) and in snow (its flakes, bright blobs, hide patches of what they cross)
+    // the first look, as every look after it, is at frames with the drops taken out: heavy rain
+    // at night hides a walker from the detector in every frame as it is, and heavy snow a car
+    // driving through the overhead lot. Lighter rain the detector sees through, and the median
+    // that takes it out blurs the limbs of a walker near the camera.
     const judge = judgeOf(this.options.manifest, rules);
     const rainy = rainScore(motion.pattern) >= judge.threshold('rain');
-    const light = rainy ? motion.smallMovers().derainedAs : undefined;
+    const light = rainy ? (snowing(motion.pattern) ? 'brighter' : motion.smallMovers().derainedAs) : undefined;
     const wet = light === 'brighter' || light === 'darker';
     if (motion.pattern.moving && chosen.length > 0) {
       const decodeStarted = performance.now();

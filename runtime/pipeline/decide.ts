@@ -126,6 +126,14 @@ export function rainScore(p: MotionPattern): number {
   return precipitationScore({ streakSpread: p.streaks, flakeSpread: p.flakes, repeat: p.repeat });
 }
 
+/**
+ * Snow: of what fell, flakes were seen over more of the view than streaks. A flake is a blob a
+ * few pixels across, brighter than what it crosses (precipitation.ts): it hides a patch of what
+ * is behind it where a raindrop hides a thin line, and the detector does not see through flakes as
+ * it sees through lighter rain.
+ */
+export const snowing = (p: MotionPattern): boolean => p.flakes > p.streaks;
+
 /** Rain or snow seen in the clip: its score at the `rain` label's threshold. */
 const rainSeen = (p: MotionPattern, judge: Judge): boolean => rainScore(p) >= judge.threshold('rain');
 

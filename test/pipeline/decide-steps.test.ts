@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Box, CameraRules, Detection, ServiceLabel } from '../../runtime/core/analysis.js';
 import type { Manifest } from '../../runtime/core/model-manifest.js';
 import {
-  creaturesWhereNoOne, foundRule, judgeOf as packJudge, rainScore, riskOf, secondOpinions, weather, type FrameFindings, type Judge,
+  creaturesWhereNoOne, foundRule, judgeOf as packJudge, rainScore, riskOf, secondOpinions, snowing, weather, type FrameFindings, type Judge,
 } from '../../runtime/pipeline/decide.js';
 import { describeSway, SWAY_SECONDS, swayScores } from '../../runtime/pipeline/foliage.js';
 import { MOTION_GRID, SAMPLE_FPS, type MotionPattern } from '../../runtime/pipeline/motion.js';
@@ -187,6 +187,13 @@ describe('decide, step 1: second opinions on each frame', () => {
 });
 
 describe('decide, step 2: the weather', () => {
+  it('snow is flakes seen over more of the view than streaks: its first look takes them out; rain, a downpour and a dry clip are not snow', () => {
+    expect(snowing({ ...pattern, flakes: 0.4, streaks: 0, repeat: 0.2 })).to.equal(true);
+    expect(snowing({ ...pattern, flakes: 0.1, streaks: 0.6, repeat: 0.1 })).to.equal(false);
+    expect(snowing({ ...pattern, flakes: 0, streaks: 0.9, repeat: 0.1 })).to.equal(false);
+    expect(snowing(pattern)).to.equal(false);
+  });
+
   it('streaks over much of the view are rain at the precipitation score; a dry clip gets no rain score', () => {
     const rainy: MotionPattern = { ...pattern, streaks: 0.6, repeat: 0.1 };
     const scores: Scores = {};

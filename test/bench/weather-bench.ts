@@ -1,6 +1,7 @@
 // The nuisance scenes in weather: rain and snow over foliage in wind, a flag, the night lot and
 // a bush beside a walker, as they come together outdoors. A person watching would name the
-// weather or the nuisance and raise nothing; a walker among them is still an intrusion.
+// weather or the nuisance and raise nothing; a walker among them is still an intrusion. Then the
+// real camera clips in each weather: the outcomes they have dry, and the weather named.
 // Outcomes only (CPU is the quality table's).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,7 @@ import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from 
 import { media } from '../support/paths.js';
 import { weatherClip, type Weather } from '../support/weather.js';
 import { outcomeGrid, type Treatment } from './outcome-grid.js';
-import type { Expectation } from './quality-bench.js';
+import { realClips, type Expectation } from './quality-bench.js';
 import { formatTable } from './table.js';
 
 /** The weathers each scene is seen in, by name. */
@@ -38,6 +39,26 @@ export async function weatherScenes(dir: string): Promise<Expectation[]> {
   ];
 }
 
+/** The weathers the real camera clips are seen in: the scenes' four and a downpour. */
+export const REAL_WEATHERS: Record<string, Weather> = { ...WEATHERS, downpour: { kind: 'rain', density: 'downpour' } };
+
+/** Seconds of each real clip the weather is made over: the two 30 s clips' first cars and walkers are in them. */
+const REAL_SECONDS = 10;
+
+/**
+ * The ten real camera clips of ../shared/media/real in each weather: each must come out as its
+ * README says, and name the rain or snow (the service calls both `rain`); an empty view says
+ * `rain` instead of `NOTHING`.
+ */
+export async function benchRealInWeather(): Promise<{ rows: Array<Record<string, string>>; totals: Array<Record<string, string>> }> {
+  const dir = tempDir('vigil-weather-real-');
+  const inWeather = realClips().filter((e) => e.file.includes(`${path.sep}real${path.sep}`))
+    .map((e) => ({ ...e, must: [...e.must.filter((l) => l !== 'NOTHING'), 'rain' as const] }));
+  const over = (weather: Weather): Treatment => (e, out) => weatherClip(e.file, out, weather, { seconds: REAL_SECONDS });
+  const treatments = Object.fromEntries(Object.entries(REAL_WEATHERS).map(([name, weather]) => [name, over(weather)]));
+  return outcomeGrid(inWeather, treatments, dir, 'clip');
+}
+
 /** Each scene in each weather through the default pack: what it got, and whether that is right. */
 export async function benchWeather(): Promise<{ rows: Array<Record<string, string>>; totals: Array<Record<string, string>> }> {
   const dir = tempDir('vigil-weather-');
@@ -49,8 +70,11 @@ export async function benchWeather(): Promise<{ rows: Array<Record<string, strin
 /** The two tables of this section, printed. */
 export async function weatherTables(): Promise<string> {
   const { rows, totals } = await benchWeather();
+  const real = await benchRealInWeather();
   return formatTable('The nuisance scenes in rain and snow made over them (default pack; target: every scene right in every weather)', rows) + '\n'
-    + formatTable('Weathers right', totals) + '\n';
+    + formatTable('Weathers right', totals) + '\n'
+    + formatTable(`The real camera clips in rain and snow made over their first ${REAL_SECONDS} s (default pack; target: every clip right, with rain, in every weather)`, real.rows) + '\n'
+    + formatTable('Weathers right, real clips', real.totals) + '\n';
 }
 
 // `node dist/test/bench/weather-bench.js`: this section alone

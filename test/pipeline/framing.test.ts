@@ -66,6 +66,19 @@ describe('what fills its framing is looked at as a whole frame', () => {
     expect(decide([...frames, look(4.1, [])], pattern, manifest).labels).to.not.include('person');
   });
 
+  it('a sighting its own whole-frame look contradicted vouches for no other: the smaller crop it held, not seen as a whole frame either, is the pattern too', () => {
+    // the arena's rim read as a person over a crop, and 2.9 s later over a smaller crop inside it,
+    // agreed with a small unsure box beside it: each crop's moment looked at as a whole frame, no one
+    const large: Box = { x: 0, y: 0, w: 0.375, h: 0.5 };
+    const small: Box = { x: 0, y: 0.056, w: 0.25, h: 0.333 };
+    const beside = look(4.3, [person(0.34, { x: 0.34, y: 0.62, w: 0.04, h: 0.08 })], { x: 0.25, y: 0.5, w: 0.25, h: 0.333 });
+    const frames = [look(1.2, [person(0.58, { x: 0.01, y: 0, w: 0.35, h: 0.5 })], large), look(4.1, [person(0.42, { x: 0, y: 0.06, w: 0.25, h: 0.33 })], small), beside];
+    expect(decide(frames, pattern, manifest).labels, 'unlooked at').to.include('person');
+    const d = decide([...frames, look(1.2, []), look(4.1, [])], pattern, manifest);
+    expect(d.labels).to.not.include('person');
+    expect(d.risk).to.equal('safe');
+  });
+
   it('where what is left is found only by boxes filling their crops at another place, that place is the next doubt', () => {
     const corner: Box = { x: 0.53, y: 0.37, w: 0.47, h: 0.625 };
     const there: Box = { x: 0.54, y: 0.38, w: 0.45, h: 0.6 };

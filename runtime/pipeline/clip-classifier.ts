@@ -246,7 +246,16 @@ export class ClipClassifier implements Classifier {
       // thin against him, hide little of him. Where it found no one, it looks at the same moments
       // as they are, for a person or vehicle it is sure of (sureIntruders).
       const asTheyAre = wet && !someoneFound(frames, motion.pattern, this.options.manifest, rules);
+      const asTheyWere: FrameFindings[] = [];
       for (const look of asTheyAre ? await this.inferLooks(chosen, clip, motion, signal, false) : []) {
+        frames.push(sureIntruders(look.findings, judge));
+        asTheyWere.push(look.findings);
+        count(look);
+      }
+      // Where they found no one sure either, what they saw unsure has its margins looked at
+      // again as they are, as the first look's had, and counts as they do: sure, or not at all.
+      const unsureAsTheyWere = asTheyWere.length > 0 && !someoneFound(frames, motion.pattern, this.options.manifest, rules);
+      for (const look of unsureAsTheyWere ? await this.lookAgain(doubts(asTheyWere, motion.pattern, judge), clip, motion, chosen, signal, false, true) : []) {
         frames.push(sureIntruders(look.findings, judge));
         count(look);
       }

@@ -620,9 +620,14 @@ export function doubts(found: FrameFindings[], pattern: MotionPattern, judge: Ju
   }));
 }
 
-/** The animals boxed upright at confirm_score or more, each look's surest: in rain, persons the detector named otherwise (uprightBodiesInRain). */
+/**
+ * The animals boxed upright from a step under confirm_score up, each look's surest: in rain,
+ * persons the detector named otherwise (uprightBodiesInRain). A step under it, as every margin is
+ * a step of the detector's output: the woman in the made downpour, panned, was an upright animal
+ * 0.34 as she is, and a person 0.79 looked at again.
+ */
 function uprightAnimalsSeen(found: FrameFindings[], judge: Judge, aspect: number): Seen[] {
-  const upright = found.map((f) => applyCameraRules(f, judge.rules)).map((f) => ({ ...f, detections: f.detections.filter((d) => uprightAnimal(d, aspect) && d.score >= judge.unsure) }));
+  const upright = found.map((f) => applyCameraRules(f, judge.rules)).map((f) => ({ ...f, detections: f.detections.filter((d) => uprightAnimal(d, aspect) && d.score >= judge.unsure - judge.step) }));
   return sightingsOf(upright, 'animal');
 }
 

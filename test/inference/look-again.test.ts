@@ -302,10 +302,11 @@ describe('looking again (default pack, real models)', function () {
     expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion', 'rain']);
     const boxes = r.keyframes.flatMap((k) => k.detections.filter((d) => d.label === 'person').map((d) => d.box));
     expect(Math.min(...boxes.map((b) => b.x)), 'at the far left edge').to.be.below(0.1);
-    // its one frame, framed closer, where the detector is unsure of them under the drops (0.42):
-    // in rain a margin, looked at again a moment later (0.34), and the two sightings agree (framed
-    // wider at the same moment instead, where no margin is looked at, they were 0.58)
-    expect(r.stats.inferences?.detector, JSON.stringify(r)).to.be.at.most(3);
+    // its one frame, framed closer, where the detector is unsure of them under the drops (0.42
+    // or 0.58 from one x86 CPU to another: a step either side of the threshold): in rain a margin,
+    // looked at again on both sides of its moment, and where those do not settle it, framed wider
+    // at the same moment (0.58 to 0.66): the first look, two looks again and one wider at most
+    expect(r.stats.inferences?.detector, JSON.stringify(r)).to.be.at.most(4);
     expect(r.keyframes.filter((k) => k.detections.some((d) => d.label === 'person')), 'two looks').to.have.length(2);
   });
 

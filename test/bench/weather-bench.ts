@@ -39,6 +39,12 @@ export async function weatherScenes(dir: string): Promise<Expectation[]> {
   ];
 }
 
+/** Each weather made over a clip (its first `seconds`, where given), as a treatment by the weather's name. */
+function inEachWeather(weathers: Record<string, Weather>, seconds?: number): Record<string, Treatment> {
+  const over = (weather: Weather): Treatment => (e, out) => weatherClip(e.file, out, weather, seconds ? { seconds } : {});
+  return Object.fromEntries(Object.entries(weathers).map(([name, weather]) => [name, over(weather)]));
+}
+
 /** The weathers the real camera clips are seen in: the scenes' four and a downpour. */
 export const REAL_WEATHERS: Record<string, Weather> = { ...WEATHERS, downpour: { kind: 'rain', density: 'downpour' } };
 
@@ -54,20 +60,16 @@ export async function benchRealInWeather(): Promise<{ rows: Array<Record<string,
   const dir = tempDir('vigil-weather-real-');
   const inWeather = realClips().filter((e) => e.file.includes(`${path.sep}real${path.sep}`))
     .map((e) => ({ ...e, must: [...e.must.filter((l) => l !== 'NOTHING'), 'rain' as const] }));
-  const over = (weather: Weather): Treatment => (e, out) => weatherClip(e.file, out, weather, { seconds: REAL_SECONDS });
-  const treatments = Object.fromEntries(Object.entries(REAL_WEATHERS).map(([name, weather]) => [name, over(weather)]));
-  return outcomeGrid(inWeather, treatments, dir, 'clip');
+  return outcomeGrid(inWeather, inEachWeather(REAL_WEATHERS, REAL_SECONDS), dir, 'clip');
 }
 
 /** Each scene in each weather through the default pack: what it got, and whether that is right. */
 export async function benchWeather(): Promise<{ rows: Array<Record<string, string>>; totals: Array<Record<string, string>> }> {
   const dir = tempDir('vigil-weather-');
-  const over = (weather: Weather): Treatment => (e, out) => weatherClip(e.file, out, weather);
-  const treatments = Object.fromEntries(Object.entries(WEATHERS).map(([name, weather]) => [name, over(weather)]));
-  return outcomeGrid(await weatherScenes(dir), treatments, dir, 'scene');
+  return outcomeGrid(await weatherScenes(dir), inEachWeather(WEATHERS), dir, 'scene');
 }
 
-/** The two tables of this section, printed. */
+/** The four tables of this section, printed: the scenes and the real clips, each with its totals. */
 export async function weatherTables(): Promise<string> {
   const { rows, totals } = await benchWeather();
   const real = await benchRealInWeather();

@@ -108,13 +108,32 @@ export function dropsFlattened(frame: Uint8Array, width: number, height: number,
 }
 
 /**
- * Each pixel at its darkest (or brightest) within `reach` px along its line: `lines` lines of
- * `count` pixels, `step` apart within a line and starting `lineStep` apart (rows or columns).
+ * An RGB frame with the thin streaks of falling drops opened out of its rows: where drops
+ * brighten what they cross, each channel at its darkest within `reach` px along its row, then at
+ * its brightest (an opening: a line narrower than 2 reach + 1 px is gone, a wider shape keeps its
+ * size and place); where they darken, the other way round (a closing); where they showed no one
+ * way, both. Drops fall across the rows, so a streak is thin along them whatever its length; and
+ * one frame alone is read, so a mover is not smeared as over time (withoutDrops).
  */
-function extremeAlong(from: Uint8Array, step: number, count: number, lines: number, lineStep: number, reach: number, darkest: boolean): Uint8Array {
-  const out = new Uint8Array(from.length);
+export function streaksOpened(rgb: Uint8Array, width: number, height: number, light: DropLight, reach: number): Uint8Array {
+  const along = (from: Uint8Array, darkest: boolean) => {
+    const out = new Uint8Array(from.length);
+    for (let channel = 0; channel < 3; channel++) extremeAlong(from, 3, width, height, width * 3, reach, darkest, out, channel);
+    return out;
+  };
+  const opened = (from: Uint8Array) => along(along(from, true), false);
+  const closed = (from: Uint8Array) => along(along(from, false), true);
+  return light === 'brighter' ? opened(rgb) : light === 'darker' ? closed(rgb) : closed(opened(rgb));
+}
+
+/**
+ * Each pixel at its darkest (or brightest) within `reach` px along its line: `lines` lines of
+ * `count` pixels, `step` apart within a line and starting `lineStep` apart (rows or columns),
+ * the first at `offset` (a channel of interleaved pixels).
+ */
+function extremeAlong(from: Uint8Array, step: number, count: number, lines: number, lineStep: number, reach: number, darkest: boolean, out = new Uint8Array(from.length), offset = 0): Uint8Array {
   for (let line = 0; line < lines; line++) {
-    const start = line * lineStep;
+    const start = offset + line * lineStep;
     for (let i = 0; i < count; i++) {
       let v = from[start + i * step]!;
       const last = Math.min(count - 1, i + reach);

@@ -1,6 +1,6 @@
 // Backgrounds and deraining by order statistics over frames: what stays outvotes what passes.
 import { expect } from 'chai';
-import { dropsFlattened, dropWindow, medianFrame, pixelsRanging, withoutDrops } from '../../runtime/pipeline/pixel-median.js';
+import { dropsFlattened, dropWindow, medianFrame, pixelsRanging, streaksOpened, withoutDrops } from '../../runtime/pipeline/pixel-median.js';
 import { seeded } from '../support/random.js';
 
 const px = (...values: number[]) => Uint8Array.from(values);
@@ -45,6 +45,30 @@ describe('pixel medians and drops taken out', () => {
     const dark = frame.map((v, i) => (i % width === 30 ? 0 : v));
     expect(dropsFlattened(dark, width, height, 'darker', 2)[5 * width + 30]).to.equal(132);
     expect(dropsFlattened(frame, width, height, 'either', 2)).to.equal(frame);
+  });
+
+  it('streaks opened out of one frame\'s rows: a thin falling line is gone, a wider body keeps its size and colour', () => {
+    const width = 40;
+    const height = 20;
+    const rgb = new Uint8Array(width * height * 3);
+    const set = (x: number, y: number, [r, g, b]: number[]) => rgb.set([r!, g!, b!], (y * width + x) * 3);
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) set(x, y, [60, 70, 80 + x]);
+    for (let y = 4; y < 16; y++) for (let x = 10; x < 15; x++) set(x, y, [200, 40, 30]); // a red body 5 px wide
+    for (let y = 0; y < height; y++) set(25 + (y >> 3), y, [230, 235, 240]); // a slanting streak, 1 px wide in each row
+    const at = (frame: Uint8Array, x: number, y: number) => [...frame.subarray((y * width + x) * 3, (y * width + x) * 3 + 3)];
+    const opened = streaksOpened(rgb, width, height, 'brighter', 1);
+    // each streak pixel takes its brighter neighbour's colour, as the ramp around it has
+    for (let y = 0; y < height; y++) expect(at(opened, 25 + (y >> 3), y), `streak at row ${y}`).to.deep.equal([60, 70, 81 + 25 + (y >> 3)]);
+    for (const x of [10, 12, 14]) expect(at(opened, x, 8), `body at column ${x}`).to.deep.equal([200, 40, 30]);
+    expect(at(opened, 9, 8)[0]).to.equal(60); // no wider than it was
+    expect(at(opened, 15, 8)[0]).to.equal(60);
+    // drops that darken: a dark streak is closed the other way; of no one light, either is
+    const dark = rgb.slice();
+    for (let y = 0; y < height; y++) dark.set([5, 5, 5], (y * width + 30) * 3);
+    expect(at(streaksOpened(dark, width, height, 'darker', 1), 30, 3)).to.deep.equal([60, 70, 109]);
+    const either = streaksOpened(dark, width, height, 'either', 1);
+    for (const x of [25, 30]) expect(at(either, x, 3)[2], `streak at column ${x}`).to.be.within(80 + x - 3, 80 + x + 3);
+    expect(at(either, 12, 8)).to.deep.equal([200, 40, 30]);
   });
 
   it('pixels ranging over a delta: each byte of the four a word holds by itself, at either end of the scale', () => {

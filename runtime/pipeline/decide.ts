@@ -25,10 +25,18 @@ export interface FrameFindings {
   flyers?: Box[];
   /** what the detector called a flag (a flag's evidence where a compact place flutters), a label or not */
   flags?: Sighting[];
-  /** seen with the drops of heavy rain or snow taken out over a fifth of a second either side (each pixel's darkest, or brightest) */
+  /**
+   * seen with the drops of rain or snow taken out: true, over a fifth of a second either side
+   * (each pixel's darkest, or brightest); false, over the samples either side only; absent, as it is
+   */
   derained?: boolean;
   /** the part of the frame the look framed (its region, in frame coordinates); absent: the whole frame */
   framing?: Box;
+  /**
+   * a second opinion on a frame as it is in rain: the same moment and framing with the thin
+   * streaks of the drops opened out (dropWhatStreaksMade); it adds no sighting of its own
+   */
+  opened?: boolean;
 }
 
 export interface Decision {
@@ -458,6 +466,64 @@ function dropWhatFillsItsFraming(frames: FrameFindings[], judge: Judge, aspect: 
   return frames.map((f) => withoutDetections(f, pattern(f)));
 }
 
+/** What rain's streaks are checked for: what would raise a risk, or name a creature that is not there. */
+const streakLabels = (judge: Judge): ServiceLabel[] => [...new Set([...judge.intruders, 'animal' as const])];
+
+/** A frame as it is: neither derained nor opened (what streaks can be in). */
+const asItIs = (f: FrameFindings) => f.derained === undefined && !f.opened;
+
+/** `look` took `frame`'s moment and framing again. */
+const sameView = (look: FrameFindings, frame: FrameFindings) => Math.abs(look.t - frame.t) < 1e-6 &&
+  (look.framing === undefined ? frame.framing === undefined : frame.framing !== undefined && covered(look.framing, frame.framing) >= HOLDS && covered(frame.framing, look.framing) >= HOLDS);
+
+/**
+ * The opened look of `frame`'s moment and framing holds `d`: the same label at the same place, at
+ * confirm_score or more; a person or vehicle at any score its model kept. Opening thins a far
+ * walker's limbs too, and a risk is dropped only where the opened look sees no such body there.
+ */
+const openedHolds = (d: Detection, opened: FrameFindings, judge: Judge, aspect: number) => {
+  const least = judge.intruders.includes(d.label) ? 0 : judge.unsure;
+  return opened.detections.some((o) => o.label === d.label && o.score >= least && samePlace(o.box, d.box, aspect));
+};
+
+/**
+ * Second opinion in rain: the drops' streaks over a texture make shapes (over the produce on a
+ * belt, a bird 0.66; over a wall, a figure). A sighting in a frame as it is, of a label that would
+ * raise a risk or name a creature, whose moment was looked at again the same way with the thin
+ * streaks opened out of it (pixel-median.ts, streaksOpened: a body is wider than a streak, and
+ * one frame alone is not smeared by the mover's own motion) and is not held there, was the
+ * streaks'. The opened looks themselves add nothing: they only vouch.
+ */
+function dropWhatStreaksMade(frames: FrameFindings[], judge: Judge, aspect: number): FrameFindings[] {
+  const opened = frames.filter((f) => f.opened);
+  if (opened.length === 0) return frames;
+  const labels = streakLabels(judge);
+  const streakMade = (frame: FrameFindings) => (d: Detection) => labels.includes(d.label) && d.score >= judge.threshold(d.label) &&
+    opened.some((o) => sameView(o, frame) && !openedHolds(d, o, judge, aspect));
+  return frames.filter((f) => !f.opened).map((f) => (asItIs(f) ? withoutDetections(f, streakMade(f)) : f));
+}
+
+/**
+ * Where to look again with the streaks opened out (dropWhatStreaksMade), in rain: per label of
+ * streakLabels seen at its threshold in frames as they are, the surest such sighting whose
+ * moment was not looked at so; none where an opened look already held the label (the surest
+ * held, the rest are the same thing seen again).
+ */
+export function streakDoubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge): Doubt[] {
+  if (!rainSeen(pattern, judge)) return [];
+  const aspect = pattern.aspect ?? 1;
+  const opened = found.filter((f) => f.opened);
+  const frames = secondOpinions(found, pattern, judge).filter(asItIs);
+  return streakLabels(judge).flatMap((label) => {
+    const seen = frames.flatMap((f) => f.detections.filter((d) => d.label === label && d.score >= judge.threshold(label)).map((d) => ({ f, d })));
+    if (seen.some(({ f, d }) => opened.some((o) => sameView(o, f) && openedHolds(d, o, judge, aspect)))) return [];
+    const unlooked = seen.filter(({ f }) => !opened.some((o) => sameView(o, f)));
+    if (unlooked.length === 0) return [];
+    const { f, d } = unlooked.reduce((a, b) => (b.d.score > a.d.score ? b : a));
+    return [{ label, t: f.t, box: d.box, ...(f.framing ? { framing: f.framing } : {}) }];
+  });
+}
+
 /**
  * Where to look as a whole frame (dropWhatFillsItsFraming): per intruder label found only by what
  * filled its framing (without those sightings it would not be found), the surest of them not yet
@@ -545,13 +611,14 @@ export function judgeOf(manifest: Manifest, rules?: CameraRules): Judge {
  * detector is sure of. It looks for a walker near the camera, whom the frames with the drops
  * taken out over a fifth of a second leave a ghost; among the drops the detector half-sees
  * things in the streaks and flakes (a mouse under heavy snow, a "person" at 0.42 twice), so
- * what it is unsure of there, and every other label, is noise.
+ * what it is unsure of there, and every other label, is noise. The look keeps its framing: the
+ * streaks' second opinion (streakDoubts) looks at the same moment framed the same.
  */
 export function sureIntruders(frame: FrameFindings, judge: Judge): FrameFindings {
   const sure = (label: ServiceLabel, score: number) => judge.intruders.includes(label) && score >= judge.threshold(label);
   const scores: Scores = {};
   for (const [label, score] of Object.entries(frame.scores) as Array<[ServiceLabel, number]>) if (sure(label, score)) scores[label] = score;
-  return { t: frame.t, sample: frame.sample, scores, detections: frame.detections.filter((d) => sure(d.label, d.score)) };
+  return { t: frame.t, sample: frame.sample, scores, detections: frame.detections.filter((d) => sure(d.label, d.score)), ...(frame.framing ? { framing: frame.framing } : {}) };
 }
 
 /** A person or vehicle seen once, within a step of its threshold, or only unsure on swaying leaves: where to look again. */
@@ -560,6 +627,8 @@ export interface Doubt {
   /** the frame it was seen in */
   t: number;
   box: Box;
+  /** how that frame's look was framed (streakDoubts: looked at again the same way); absent: the whole frame, or another framing */
+  framing?: Box;
 }
 
 /** A label's surest detection in one look, and when. */
@@ -682,7 +751,7 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
   const aspect = pattern.aspect ?? 1;
-  const ruled = found.map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)));
+  const ruled = dropWhatStreaksMade(found, judge, aspect).map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)));
   const each = uprightBodiesInRain(dropAnimalsAroundPersons(ruled), judge, aspect, rainSeen(pattern, judge))
     .map((f, _, all) => dropUnsureOnFoliage(f, all, swaying, judge, aspect));
   return dropWhatFillsItsFraming(dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, aspect), judge, aspect);

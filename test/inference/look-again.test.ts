@@ -279,6 +279,15 @@ describe('looking again (default pack, real models)', function () {
     expect(r.risk).to.equal('safe');
   });
 
+  it('produce on a conveyor in a downpour: the "bird" the streaks make over a cauliflower, looked at again with the streaks opened out of its frame, is not there: rain, no animal, safe', async () => {
+    // as it is, the detector called the cauliflower under the streaks a bird (0.66; dry, nothing)
+    const wet = await weatherClip(media('real/conveyor_produce.mp4'), path.join(dir, 'conveyor-downpour.mp4'), { kind: 'rain', density: 'downpour' });
+    const r = await vigilClassify(wet);
+    expect(r.labels, JSON.stringify(r)).to.include('rain');
+    for (const label of ['animal', 'person', 'vehicule']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
+  });
+
   it('a mouse in an arena under heavy snow, seen as it is too: the detector\'s unsure "person" among the flakes is no one, the mouse is an animal', async () => {
     const wet = await weatherClip(media('nuisance/mouse_arena_topdown.mp4'), path.join(dir, 'mouse-heavy-snow.mp4'), { kind: 'snow', density: 'heavy' }, { seconds: 8 });
     const r = await vigilClassify(wet);
@@ -305,8 +314,9 @@ describe('looking again (default pack, real models)', function () {
     // its one frame, framed closer, where the detector is unsure of them under the drops (0.42
     // or 0.58 from one x86 CPU to another: a step either side of the threshold): in rain a margin,
     // looked at again on both sides of its moment, and where those do not settle it, framed wider
-    // at the same moment (0.58 to 0.66): the first look, two looks again and one wider at most
-    expect(r.stats.inferences?.detector, JSON.stringify(r)).to.be.at.most(4);
+    // at the same moment (0.58 to 0.66): the first look, two looks again and one wider at most,
+    // and in rain the one with the streaks opened out (decide.ts, streakDoubts)
+    expect(r.stats.inferences?.detector, JSON.stringify(r)).to.be.at.most(5);
     expect(r.keyframes.filter((k) => k.detections.some((d) => d.label === 'person')), 'two looks').to.have.length(2);
   });
 

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Box, CameraRules, Detection, ServiceLabel } from '../../runtime/core/analysis.js';
 import type { Manifest } from '../../runtime/core/model-manifest.js';
 import {
-  creaturesWhereNoOne, foundRule, judgeOf as packJudge, rainScore, riskOf, secondOpinions, snowing, weather, type FrameFindings, type Judge,
+  creaturesWhereNoOne, foundRule, judgeOf as packJudge, rainScore, riskOf, secondOpinions, snowing, streakDoubts, weather, type FrameFindings, type Judge,
 } from '../../runtime/pipeline/decide.js';
 import { describeSway, SWAY_SECONDS, swayScores } from '../../runtime/pipeline/foliage.js';
 import { MOTION_GRID, SAMPLE_FPS, type MotionPattern } from '../../runtime/pipeline/motion.js';
@@ -110,6 +110,40 @@ describe('decide, step 1: second opinions on each frame', () => {
     expect(found([{ ...seenFirst, derained: undefined }, frame(7.4, [onHer], walker(0.4))]), 'dry, no rain taken out').to.equal(false);
     expect(found([{ ...seenFirst, derained: undefined }, frame(7.4, [onHer], walker(0.4))], { ...wide, streaks: 0.5 }), 'rain seen, the frames as they are').to.equal(true);
     expect(found([{ ...seenFirst, detections: [person(0.35, seenFirst.detections[0]!.box)] }, frame(7.4, [onHer], walker(0.4))]), 'a person under confirm_score').to.equal(false);
+  });
+
+  it('in rain, a sighting in a frame as it is that its moment, framed the same with the streaks opened out, does not hold was the streaks\': dropped (a person or vehicle only where it sees none there), and that look adds nothing of its own; held, it stays', () => {
+    // the produce on a belt in a made downpour: a bird 0.66 as it is, 0.21 with the streaks opened out
+    const rainy = { ...pattern, streaks: 0.5 };
+    const crop: Box = { x: 0, y: 0, w: 0.56, h: 1 };
+    const bird: Detection = { label: 'animal', score: 0.66, box: { x: 0.01, y: 0.5, w: 0.22, h: 0.3 } };
+    const asItIs = { ...frame(5.5, [bird], crop), framing: crop };
+    const opened = (detections: Detection[], t = 5.5, framing: Box | null = crop): FrameFindings => ({ ...frame(t, detections, crop), ...(framing ? { framing } : {}), opened: true });
+    const kept = secondOpinions([asItIs, opened([{ ...bird, score: 0.21 }, { label: 'vehicule', score: 0.7, box: walker(0.6) }])], rainy, judge);
+    expect(kept).to.have.length(1);
+    expect(kept[0]!.detections).to.deep.equal([]);
+    expect(kept[0]!.scores.animal).to.equal(0);
+    const stays = (...frames: FrameFindings[]) => secondOpinions([asItIs, ...frames], rainy, judge)[0]!.detections;
+    expect(stays(opened([{ ...bird, score: judge.unsure }])), 'held at confirm_score').to.deep.equal([bird]);
+    expect(stays(opened([], 6.5)), 'another moment vouches for nothing').to.deep.equal([bird]);
+    expect(stays(opened([], 5.5, null)), 'nor another framing').to.deep.equal([bird]);
+    // a person is dropped only where the opened look sees no such body there at all (opening thins a far walker's limbs too)
+    const far = { ...frame(2, [person(0.66, walker(0.3))], crop), framing: crop };
+    const thinned = secondOpinions([far, opened([person(0.3, walker(0.31))], 2)], rainy, judge);
+    expect(thinned.flatMap((f) => f.detections), 'held at any score').to.deep.equal([person(0.66, walker(0.3))]);
+    expect(secondOpinions([far, opened([person(0.9, walker(0.7))], 2)], rainy, judge)[0]!.detections, 'another place').to.deep.equal([]);
+    const derained = { ...asItIs, derained: false };
+    expect(secondOpinions([derained, opened([])], rainy, judge)[0]!.detections, 'a frame derained over time').to.deep.equal([bird]);
+
+    // where to look so: the surest sighting per label, in rain only, until one is held
+    expect(streakDoubts([asItIs], rainy, judge)).to.deep.equal([{ label: 'animal', t: 5.5, box: bird.box, framing: crop }]);
+    expect(streakDoubts([asItIs], pattern, judge), 'dry').to.deep.equal([]);
+    expect(streakDoubts([asItIs, opened([{ ...bird, score: 0.21 }])], rainy, judge), 'looked at').to.deep.equal([]);
+    const later = { ...frame(6, [{ ...bird, score: 0.58 }], crop), framing: crop };
+    expect(streakDoubts([asItIs, later, opened([])], rainy, judge), 'the next, once the surest was the streaks\'').to.deep.equal([{ label: 'animal', t: 6, box: bird.box, framing: crop }]);
+    expect(streakDoubts([asItIs, later, opened([bird])], rainy, judge), 'the surest held').to.deep.equal([]);
+    const walking = person(0.8, walker(0.3));
+    expect(streakDoubts([frame(2, [walking, { ...bird, score: 0.4 }])], rainy, judge), 'a person; an animal under its threshold is not looked at').to.deep.equal([{ label: 'person', t: 2, box: walking.box }]);
   });
 
   it('a person box inside an animal seen surer and at least twice its size at the same moment is the animal\'s head: dropped; not a surer person, nor one seen a while apart', () => {

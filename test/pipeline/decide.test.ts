@@ -87,7 +87,7 @@ describe('decision rules', () => {
     expect(d.risk).to.equal('safe');
   });
 
-  it('a look at frames of heavy rain as they are counts only the persons and vehicles the detector is sure of', () => {
+  it('a look at frames of heavy rain as they are counts only the persons and vehicles the detector is sure of, framed as it was', () => {
     const seen = frame(1, [
       { label: 'person', score: 0.66, box: walker(0.4) },
       { label: 'person', score: 0.42, box: walker(0.1) }, // half-seen among the drops
@@ -96,6 +96,7 @@ describe('decision rules', () => {
     const sure = sureIntruders(seen, judgeOf(manifest));
     expect(sure.detections).to.deep.equal([{ label: 'person', score: 0.66, box: walker(0.4) }]);
     expect(sure.scores).to.deep.equal({ person: 0.66 });
+    expect(sureIntruders({ ...seen, framing: walker(0.3) }, judgeOf(manifest)).framing, 'the look keeps its framing').to.deep.equal(walker(0.3));
     // twice unsure is no agreement once only what it is sure of counts
     const unsure = [0, 2].map((t, i) => sureIntruders(frame(t, [{ label: 'person', score: 0.42, box: walker(0.1 + 0.4 * i) }], walker(0.1 + 0.4 * i)), judgeOf(manifest)));
     expect(decide(unsure, pattern, manifest).labels).to.not.include('person');

@@ -98,7 +98,7 @@ interface DecodedFrame {
   size: { width: number; height: number };
   choice: ChosenFrame;
   whole: Map<string, Buffer>;
-  /** with the drops of rain or snow taken out over a fifth of a second either side (derained) */
+  /** with the drops of rain or snow taken out (derained): true, over a fifth of a second either side; false, over the samples either side only */
   derained?: boolean;
   /** with the thin streaks of rain opened out of it (openedLooks) */
   opened?: boolean;

@@ -36,13 +36,19 @@ const RUN = 5;
  */
 const DRY_MAPS = 4;
 /**
- * Precipitation is seen over at least a sixth of the view (the share of the 12x9 grid's cells
- * holding a streak or a falling flake). Rain falls everywhere but shows only where the background
- * is darker (or brighter) than the drops: against a pale wall or a white sky it vanishes, yet the
- * ground or the sky of a view is more than a sixth of it. The thin edges of one walker, car or
- * branch hold a few cells (under 5 % of the grid).
+ * Precipitation is seen over at least a sixth of the part of the view where it can show (the
+ * share of the 12x9 grid's cells holding a streak or a falling flake, over the share where such
+ * drops stand out: canShow). Rain falls everywhere but shows only where the background is darker
+ * (or brighter) than the drops: against a pale wall or a white sky it vanishes, and drizzle over
+ * a dark belt before a white wall marks a sixth of the view's cells at most. The thin edges of
+ * one walker, car or branch hold a few cells (under 5 % of the grid).
  */
 export const PRECIPITATION_SPREAD = 1 / 6;
+/**
+ * ...where the part that can show counts as at least this share of the view: a sixth of it is
+ * then 5 % of the grid, more than the thin edges of one walker, car or branch hold.
+ */
+const FEWEST_SHOWING = 0.05 / PRECIPITATION_SPREAD;
 /** when most transients come back in the same place two samples later, they are a flicker at fixed places, not drops */
 const FLICKER = 0.5;
 /** a sample whose mean difference from the last one is under this many gray levels repeats it (a low-rate camera, a re-encode) */
@@ -492,6 +498,39 @@ export function isFlakeCandidate(p: Particle, frameWidth: number): boolean {
   return p.bright && p.area >= FLAKE_MIN_AREA && p.area <= FLAKE_AREA && !isStreak(p, frameWidth);
 }
 
+/**
+ * The share of the grid's cells where drops like those found could show, at least FEWEST_SHOWING:
+ * a drop scatters light from all around into the camera, so it has about one brightness over the
+ * whole view (Garg and Nayar, "Vision and rain", 2007), and stands out only where what it crosses
+ * is darker than that (or, for drops darker than what they cross, brighter) by more than the
+ * map's threshold. A cell counts when a quarter of its pixels in `background` do, the drops'
+ * level taken as the median of `drops` in `cur` (bright or dark as most of them are). 1 when there are none.
+ */
+export function canShow(drops: Particle[], background: GrayFrame, cur: GrayFrame, map: Pick<TransientMap, 'threshold' | 'x0' | 'x1' | 'y0' | 'y1'>): number {
+  if (drops.length === 0) return 1;
+  const { width, height } = cur;
+  const levels = drops.map((p) => cur.data[Math.round(p.y) * width + Math.round(p.x)]!).sort((a, b) => a - b);
+  const level = levels[levels.length >> 1]!;
+  const bright = 2 * drops.filter((p) => p.bright).length >= drops.length;
+  const below = bright ? level - map.threshold : -1;
+  const above = bright ? 256 : level + map.threshold;
+  const showing = new Uint32Array(GRID_X * GRID_Y);
+  const pixels = new Uint32Array(GRID_X * GRID_Y);
+  const cellOf = columnCells(width);
+  for (let y = map.y0; y < map.y1; y++) {
+    const row = rowCell(y, height) * GRID_X;
+    for (let x = map.x0, i = y * width + map.x0; x < map.x1; x++, i++) {
+      const cell = row + cellOf[x]!;
+      pixels[cell]++;
+      const v = background.data[i]!;
+      if (v < below || v > above) showing[cell]++;
+    }
+  }
+  let cells = 0;
+  for (let c = 0; c < showing.length; c++) if (pixels[c]! > 0 && 4 * showing[c]! >= pixels[c]!) cells++;
+  return Math.max(FEWEST_SHOWING, cells / showing.length);
+}
+
 /** Share of the grid's cells holding at least one of the points. */
 export function cellSpread(points: Array<{ x: number; y: number }>, width: number, height: number): number {
   const cells = new Uint8Array(GRID_X * GRID_Y);
@@ -748,7 +787,7 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
   const thin = found.filter((p) => isStreak(p, map.width));
   const streaks = agreeing(thin.map((p) => p.lean)) >= STREAKS_PARALLEL * thin.length ? thin : [];
   const candidates = found.filter((p) => isFlakeCandidate(p, map.width));
-  const candidateSpread = cellSpread(candidates, map.width, map.height);
+  const candidateSpread = Math.min(1, cellSpread(candidates, map.width, map.height) / canShow(candidates, prev, cur, map));
   // The flake share can only lower the candidates' spread: below the spread that counts, the
   // matching (the costly part) is skipped; above it, an even choice of candidates is matched.
   let flakeSpread = 0;
@@ -765,7 +804,7 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
   const dropArea = drops.reduce((a, p) => a + p.area, 0);
   return {
     ...(dropArea > 0 ? { bright: drops.reduce((a, p) => a + (p.bright ? p.area : 0), 0) / dropArea } : {}),
-    streakSpread: Math.max(cellSpread(streaks, map.width, map.height), texture),
+    streakSpread: Math.max(Math.min(1, cellSpread(streaks, map.width, map.height) / canShow(streaks, prev, cur, map)), texture),
     streakArea: streaks.reduce((a, p) => a + p.area, 0) / validArea,
     flakeSpread,
     noise: map.noise,

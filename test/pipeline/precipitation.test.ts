@@ -238,6 +238,37 @@ describe('precipitation analysis', () => {
     expect(precipitationScore(still)).to.equal(0);
   });
 
+  it('streaks count over the part of the view where drops can show: drizzle over a dark belt below a white wall is rain; a few streaks over a small dark patch are not', () => {
+    const schedule = { every: 5, length: 5, runs: 4 };
+    const belt = scene(23);
+    const wall = 229;
+    // a drop lets through half of what it crosses and adds its own scattered light: over the white
+    // wall it changes the pixel by less than the smallest change kept, over the belt by some 60 levels
+    const drop = (f: GrayFrame, x: number, y0: number, length: number) => {
+      for (let y = y0; y < y0 + length; y++) f.data[y * W + x] = Math.round(f.data[y * W + x]! + 0.5 * (225 - f.data[y * W + x]!));
+    };
+    const evidence = (dark: (x: number, y: number) => boolean, drops: number) => {
+      const tracker = new PrecipitationTracker(schedule);
+      const rnd = random(29);
+      for (let k = 0; k < 10; k++) {
+        const f = frame((x, y) => (dark(x, y) ? belt(x, y) : wall));
+        for (let d = 0; d < drops; d++) drop(f, 8 + Math.floor(rnd() * (W - 16)), 8 + Math.floor(rnd() * (H - 24)), 6 + Math.floor(rnd() * 7));
+        tracker.push(f);
+      }
+      return tracker.evidence();
+    };
+    const wholeView = (e: { streakSpread: number }, shown: number) => e.streakSpread * shown; // the share of all the grid's cells
+    // the belt: the lower third of the view; the drizzle's streaks over it mark under a sixth of the whole grid
+    const drizzle = evidence((_, y) => y >= (2 * H) / 3, 30);
+    expect(drizzle.maps).to.equal(4);
+    expect(wholeView(drizzle, 1 / 3)).to.be.below(PRECIPITATION_SPREAD);
+    expect(drizzle.streakSpread).to.be.at.least(PRECIPITATION_SPREAD);
+    expect(precipitationScore(drizzle)).to.be.at.least(0.5);
+    // a dark patch of four of the grid's cells in a white view: whatever thin things change there, no rain
+    const patch = evidence((x, y) => x >= 108 && x < 159 && y >= 61 && y < 99, 200);
+    expect(precipitationScore(patch)).to.equal(0);
+  });
+
   it('streaks count where they fall parallel (rain, slanted by wind); thin transients leaning every way (the edges of twigs jittering in wind) are no rain', () => {
     const schedule = { every: 5, length: 5, runs: 4 };
     const evidence = (lean: (rnd: () => number) => number) => {

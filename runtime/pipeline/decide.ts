@@ -472,6 +472,16 @@ const streakLabels = (judge: Judge): ServiceLabel[] => [...new Set([...judge.int
 /** A frame as it is: neither derained nor opened (what streaks can be in). */
 const asItIs = (f: FrameFindings) => f.derained === undefined && !f.opened;
 
+/**
+ * A sighting of `label` in `f` that the opened look of its moment vouches for: in a frame as it
+ * is, any of streakLabels; in a frame with the drops taken out over time, a creature too. Taking
+ * each pixel at its darkest (or brightest) over a fifth of a second leaves a ghost of what moved
+ * or slid there: over a room panned slowly in a downpour and sent at a low bitrate, a table's
+ * foot came out "animal" 0.5 (opened, nothing). A person or vehicle seen so is not asked: heavy
+ * rain at night hides a walker from every frame as it is, opened or not.
+ */
+const vouchedByOpened = (f: FrameFindings, label: ServiceLabel) => !f.opened && (asItIs(f) || label === 'animal');
+
 /** `look` took `frame`'s moment and framing again. */
 const sameView = (look: FrameFindings, frame: FrameFindings) => Math.abs(look.t - frame.t) < 1e-6 &&
   (look.framing === undefined ? frame.framing === undefined : frame.framing !== undefined && covered(look.framing, frame.framing) >= HOLDS && covered(frame.framing, look.framing) >= HOLDS);
@@ -489,7 +499,8 @@ const openedHolds = (d: Detection, opened: FrameFindings, judge: Judge, aspect: 
 /**
  * Second opinion in rain: the drops' streaks over a texture make shapes (over the produce on a
  * belt, a bird 0.66; over a wall, a figure). A sighting in a frame as it is, of a label that would
- * raise a risk or name a creature, whose moment was looked at again the same way with the thin
+ * raise a risk or name a creature (or a creature's with the drops taken out: vouchedByOpened),
+ * whose moment was looked at again the same way with the thin
  * streaks opened out of it (pixel-median.ts, streaksOpened: a body is wider than a streak, and
  * one frame alone is not smeared by the mover's own motion) and is not held there, was the
  * streaks'. The opened looks themselves add nothing: they only vouch.
@@ -498,14 +509,14 @@ function dropWhatStreaksMade(frames: FrameFindings[], judge: Judge, aspect: numb
   const opened = frames.filter((f) => f.opened);
   if (opened.length === 0) return frames;
   const labels = streakLabels(judge);
-  const streakMade = (frame: FrameFindings) => (d: Detection) => labels.includes(d.label) && d.score >= judge.threshold(d.label) &&
+  const streakMade = (frame: FrameFindings) => (d: Detection) => labels.includes(d.label) && vouchedByOpened(frame, d.label) && d.score >= judge.threshold(d.label) &&
     opened.some((o) => sameView(o, frame) && !openedHolds(d, o, judge, aspect));
-  return frames.filter((f) => !f.opened).map((f) => (asItIs(f) ? withoutDetections(f, streakMade(f)) : f));
+  return frames.filter((f) => !f.opened).map((f) => withoutDetections(f, streakMade(f)));
 }
 
 /**
  * Where to look again with the streaks opened out (dropWhatStreaksMade), in rain: per label of
- * streakLabels seen at its threshold in frames as they are, the surest such sighting whose
+ * streakLabels seen at its threshold where an opened look vouches (vouchedByOpened), the surest such sighting whose
  * moment was not looked at so; none where an opened look already held the label (the surest
  * held, the rest are the same thing seen again).
  */
@@ -513,9 +524,9 @@ export function streakDoubts(found: FrameFindings[], pattern: MotionPattern, jud
   if (!rainSeen(pattern, judge)) return [];
   const aspect = pattern.aspect ?? 1;
   const opened = found.filter((f) => f.opened);
-  const frames = secondOpinions(found, pattern, judge).filter(asItIs);
+  const frames = secondOpinions(found, pattern, judge);
   return streakLabels(judge).flatMap((label) => {
-    const seen = frames.flatMap((f) => f.detections.filter((d) => d.label === label && d.score >= judge.threshold(label)).map((d) => ({ f, d })));
+    const seen = frames.filter((f) => vouchedByOpened(f, label)).flatMap((f) => f.detections.filter((d) => d.label === label && d.score >= judge.threshold(label)).map((d) => ({ f, d })));
     if (seen.some(({ f, d }) => opened.some((o) => sameView(o, f) && openedHolds(d, o, judge, aspect)))) return [];
     const unlooked = seen.filter(({ f }) => !opened.some((o) => sameView(o, f)));
     if (unlooked.length === 0) return [];

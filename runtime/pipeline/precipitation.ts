@@ -506,7 +506,7 @@ export function isFlakeCandidate(p: Particle, frameWidth: number): boolean {
  * map's threshold. A cell counts when a quarter of its pixels in `background` do, the drops'
  * level taken as the median of `drops` in `cur` (bright or dark as most of them are). 1 when there are none.
  */
-export function canShow(drops: Particle[], background: GrayFrame, cur: GrayFrame, map: Pick<TransientMap, 'threshold' | 'x0' | 'x1' | 'y0' | 'y1'>): number {
+function canShow(drops: Particle[], background: GrayFrame, cur: GrayFrame, map: Pick<TransientMap, 'threshold' | 'x0' | 'x1' | 'y0' | 'y1'>): number {
   if (drops.length === 0) return 1;
   const { width, height } = cur;
   const levels = drops.map((p) => cur.data[Math.round(p.y) * width + Math.round(p.x)]!).sort((a, b) => a - b);
@@ -529,6 +529,11 @@ export function canShow(drops: Particle[], background: GrayFrame, cur: GrayFrame
   let cells = 0;
   for (let c = 0; c < showing.length; c++) if (pixels[c]! > 0 && 4 * showing[c]! >= pixels[c]!) cells++;
   return Math.max(FEWEST_SHOWING, cells / showing.length);
+}
+
+/** The share of the grid's cells holding one of `drops`, over the share where such drops can show (canShow), at most 1. */
+function showingSpread(drops: Particle[], background: GrayFrame, cur: GrayFrame, map: TransientMap): number {
+  return Math.min(1, cellSpread(drops, map.width, map.height) / canShow(drops, background, cur, map));
 }
 
 /** Share of the grid's cells holding at least one of the points. */
@@ -787,7 +792,7 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
   const thin = found.filter((p) => isStreak(p, map.width));
   const streaks = agreeing(thin.map((p) => p.lean)) >= STREAKS_PARALLEL * thin.length ? thin : [];
   const candidates = found.filter((p) => isFlakeCandidate(p, map.width));
-  const candidateSpread = Math.min(1, cellSpread(candidates, map.width, map.height) / canShow(candidates, prev, cur, map));
+  const candidateSpread = showingSpread(candidates, prev, cur, map);
   // The flake share can only lower the candidates' spread: below the spread that counts, the
   // matching (the costly part) is skipped; above it, an even choice of candidates is matched.
   let flakeSpread = 0;
@@ -804,7 +809,7 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
   const dropArea = drops.reduce((a, p) => a + p.area, 0);
   return {
     ...(dropArea > 0 ? { bright: drops.reduce((a, p) => a + (p.bright ? p.area : 0), 0) / dropArea } : {}),
-    streakSpread: Math.max(Math.min(1, cellSpread(streaks, map.width, map.height) / canShow(streaks, prev, cur, map)), texture),
+    streakSpread: Math.max(showingSpread(streaks, prev, cur, map), texture),
     streakArea: streaks.reduce((a, p) => a + p.area, 0) / validArea,
     flakeSpread,
     noise: map.noise,

@@ -469,6 +469,14 @@ function dropWhatFillsItsFraming(frames: FrameFindings[], judge: Judge, aspect: 
 /** What rain's streaks are checked for: what would raise a risk, or name a creature that is not there. */
 const streakLabels = (judge: Judge): ServiceLabel[] => [...new Set([...judge.intruders, 'animal' as const])];
 
+/**
+ * A sighting that can weigh in what is found (foundRule): a person or vehicle from confirm_score
+ * up (two such agree across frames), anything else at its threshold. Over a belt of produce in
+ * heavy rain at night, the classifier read the streaks as a freight car's ribs at 0.36, 0.37 and
+ * 0.5: under the threshold each, agreed together.
+ */
+const weighs = (d: Detection, judge: Judge) => d.score >= (judge.intruders.includes(d.label) ? judge.unsure : judge.threshold(d.label));
+
 /** A frame as it is: neither derained nor opened (what streaks can be in). */
 const asItIs = (f: FrameFindings) => f.derained === undefined && !f.opened;
 
@@ -498,8 +506,9 @@ const openedHolds = (d: Detection, opened: FrameFindings, judge: Judge, aspect: 
 
 /**
  * Second opinion in rain: the drops' streaks over a texture make shapes (over the produce on a
- * belt, a bird 0.66; over a wall, a figure). A sighting in a frame as it is, of a label that would
- * raise a risk or name a creature (or a creature's with the drops taken out: vouchedByOpened),
+ * belt, a bird 0.66; over a wall, a figure). A sighting in a frame as it is that weighs in what is
+ * found, of a label that would raise a risk or name a creature (or a creature's with the drops
+ * taken out: vouchedByOpened),
  * whose moment was looked at again the same way with the thin
  * streaks opened out of it (pixel-median.ts, streaksOpened: a body is wider than a streak, and
  * one frame alone is not smeared by the mover's own motion) and is not held there, was the
@@ -509,15 +518,15 @@ function dropWhatStreaksMade(frames: FrameFindings[], judge: Judge, aspect: numb
   const opened = frames.filter((f) => f.opened);
   if (opened.length === 0) return frames;
   const labels = streakLabels(judge);
-  const streakMade = (frame: FrameFindings) => (d: Detection) => labels.includes(d.label) && vouchedByOpened(frame, d.label) && d.score >= judge.threshold(d.label) &&
+  const streakMade = (frame: FrameFindings) => (d: Detection) => labels.includes(d.label) && vouchedByOpened(frame, d.label) && weighs(d, judge) &&
     opened.some((o) => sameView(o, frame) && !openedHolds(d, o, judge, aspect));
   return frames.filter((f) => !f.opened).map((f) => withoutDetections(f, streakMade(f)));
 }
 
 /**
  * Where to look again with the streaks opened out (dropWhatStreaksMade), in rain: per label of
- * streakLabels seen at its threshold where an opened look vouches (vouchedByOpened), the surest such sighting whose
- * moment was not looked at so; none where an opened look already held the label (the surest
+ * streakLabels seen where an opened look vouches (vouchedByOpened) and weighing in what is found
+ * (weighs), the surest such sighting whose moment was not looked at so; none where an opened look already held the label (the surest
  * held, the rest are the same thing seen again).
  */
 export function streakDoubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge): Doubt[] {
@@ -526,7 +535,7 @@ export function streakDoubts(found: FrameFindings[], pattern: MotionPattern, jud
   const opened = found.filter((f) => f.opened);
   const frames = secondOpinions(found, pattern, judge);
   return streakLabels(judge).flatMap((label) => {
-    const seen = frames.filter((f) => vouchedByOpened(f, label)).flatMap((f) => f.detections.filter((d) => d.label === label && d.score >= judge.threshold(label)).map((d) => ({ f, d })));
+    const seen = frames.filter((f) => vouchedByOpened(f, label)).flatMap((f) => f.detections.filter((d) => d.label === label && weighs(d, judge)).map((d) => ({ f, d })));
     if (seen.some(({ f, d }) => opened.some((o) => sameView(o, f) && openedHolds(d, o, judge, aspect)))) return [];
     const unlooked = seen.filter(({ f }) => !opened.some((o) => sameView(o, f)));
     if (unlooked.length === 0) return [];

@@ -152,6 +152,26 @@ describe('decide, step 1: second opinions on each frame', () => {
     expect(streakDoubts([frame(2, [walking, { ...bird, score: 0.4 }])], rainy, judge), 'a person; an animal under its threshold is not looked at').to.deep.equal([{ label: 'person', t: 2, box: walking.box }]);
   });
 
+  it('in rain, unsure sightings that agree across frames are asked of the opened look too: the streaks read as a freight car\'s ribs, each under its threshold, are not a vehicle found', () => {
+    // the belt of produce at night in heavy rain: the classifier's "freight car" over its whole crop at 0.37 and 0.5
+    const rainy = { ...pattern, streaks: 0.5 };
+    const crop: Box = { x: 0, y: 0, w: 0.56, h: 1 };
+    const ribs = (t: number, score: number) => ({ ...frame(t, [{ label: 'vehicule', score, box: crop }], crop), framing: crop });
+    const asTheyAre = [ribs(2.7, 0.37), ribs(5.5, 0.5)];
+    const found = (frames: FrameFindings[], seen: MotionPattern) => {
+      const kept = secondOpinions(frames, seen, judge).filter((f) => !f.opened);
+      const isFound = foundRule(kept, judge, seen.aspect);
+      return kept.some((f) => isFound('vehicule', f.scores.vehicule ?? 0));
+    };
+    expect(found(asTheyAre, rainy), 'agreed as they are').to.equal(true);
+    expect(streakDoubts(asTheyAre, rainy, judge), 'the surest is looked at opened').to.deep.equal([{ label: 'vehicule', t: 5.5, box: crop, framing: crop }]);
+    const opened = { ...frame(5.5, [], crop), framing: crop, opened: true };
+    expect(found([...asTheyAre, opened], rainy), 'the opened look saw no vehicle there').to.equal(false);
+    const held = { ...opened, detections: [{ label: 'vehicule' as const, score: 0.2, box: crop }] };
+    expect(found([...asTheyAre, held], rainy), 'held at any score').to.equal(true);
+    expect(streakDoubts([ribs(5.5, 0.35)], rainy, judge), 'under confirm_score it weighs nothing: not looked at').to.deep.equal([]);
+  });
+
   it('a person box inside an animal seen surer and at least twice its size at the same moment is the animal\'s head: dropped; not a surer person, nor one seen a while apart', () => {
     const cat: Detection = { label: 'animal', score: 0.95, box: { x: 0.05, y: 0.1, w: 0.8, h: 0.85 } };
     const face = person(0.84, { x: 0.42, y: 0.1, w: 0.35, h: 0.4 });

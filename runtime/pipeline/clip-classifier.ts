@@ -387,7 +387,11 @@ export class ClipClassifier implements Classifier {
    * sample derained as the first look was, and a person 0.84 derained so). `bothSides` (in rain):
    * such a thing is looked at on both sides of its moment, as the drops over it make one frame's
    * score noise (the woman in the made downpour at two thirds of the bench's size: an animal 0.42,
-   * nothing 0.4 s later, a person 0.73 0.1 s before).
+   * nothing 0.4 s later, a person 0.73 0.1 s before). The closer look in the same frame is
+   * derained over the samples either side only too: at a larger scale, what moved over a fifth
+   * of a second shows its ghost larger still (a mouse running about an arena at night under
+   * heavy snow, its darkest over that time a person 0.42 in the whole frame and 0.73 closer;
+   * closer over the samples either side, nothing, and the mouse came out an animal again).
    */
   private async lookAgain(doubts: Doubt[], clip: ClipInfo, motion: MotionAnalysis, chosen: ChosenFrame[], signal: AbortSignal, derain: boolean, bothSides = false) {
     const taken = new Set(chosen.map((c) => c.index));
@@ -395,7 +399,11 @@ export class ClipClassifier implements Classifier {
     const looks = doubts.slice(0, MAX_LOOKS).flatMap((doubt): ChosenFrame[] => {
       const seenAt = chosen.find((c) => Math.abs(c.sample.t - doubt.t) < 1e-6)!;
       const closer = squareRegion(doubt.box, detailOf(clip), CLOSER_SIDE * this.regionSide());
-      if (viewSide(clip, closer) <= CLOSER * viewSide(clip, seenAt.crop)) return [{ index: seenAt.index, sample: seenAt.sample, crop: closer }];
+      if (viewSide(clip, closer) <= CLOSER * viewSide(clip, seenAt.crop)) {
+        const look = { index: seenAt.index, sample: seenAt.sample, crop: closer };
+        shorter.add(look);
+        return [look];
+      }
       // of the samples `offsets` away, the one where its box moves most
       const movingMost = (offsets: number[]) => offsets.map((o) => seenAt.index + o).filter((i) => motion.samples[i] && !taken.has(i))
         .reduce<number>((a, i) => (a < 0 || movingShare(doubt.box, motion.samples[i]!) > movingShare(doubt.box, motion.samples[a]!) ? i : a), -1);

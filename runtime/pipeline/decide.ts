@@ -508,8 +508,7 @@ const openedHolds = (d: Detection, opened: FrameFindings, judge: Judge, aspect: 
  * Second opinion in rain: the drops' streaks over a texture make shapes (over the produce on a
  * belt, a bird 0.66; over a wall, a figure). A sighting in a frame as it is that weighs in what is
  * found, of a label that would raise a risk or name a creature (or a creature's with the drops
- * taken out: vouchedByOpened),
- * whose moment was looked at again the same way with the thin
+ * taken out: vouchedByOpened), whose moment was looked at again the same way with the thin
  * streaks opened out of it (pixel-median.ts, streaksOpened: a body is wider than a streak, and
  * one frame alone is not smeared by the mover's own motion) and is not held there, was the
  * streaks'. The opened looks themselves add nothing: they only vouch.
@@ -526,8 +525,8 @@ function dropWhatStreaksMade(frames: FrameFindings[], judge: Judge, aspect: numb
 /**
  * Where to look again with the streaks opened out (dropWhatStreaksMade), in rain: per label of
  * streakLabels seen where an opened look vouches (vouchedByOpened) and weighing in what is found
- * (weighs), the surest such sighting whose moment was not looked at so; none where an opened look already held the label (the surest
- * held, the rest are the same thing seen again).
+ * (weighs), the surest such sighting whose moment was not looked at so; none where an opened
+ * look already held the label (the surest held, the rest are the same thing seen again).
  */
 export function streakDoubts(found: FrameFindings[], pattern: MotionPattern, judge: Judge): Doubt[] {
   if (!rainSeen(pattern, judge)) return [];

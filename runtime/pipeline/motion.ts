@@ -8,7 +8,7 @@
 import type { Box, ClipInfo, FrameCopy, Polygon } from '../core/analysis.js';
 import { rasteriseMasks } from './camera-rules.js';
 import { cellGroups, smallGroups } from './cell-groups.js';
-import { dropWindow, medianFrame, withoutDrops, type DropLight } from './pixel-median.js';
+import { dropWindow, medianFrame, pixelsRanging, withoutDrops, type DropLight } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, readSparseGrays, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
 import { backToBack, dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
@@ -468,11 +468,15 @@ export async function analyseMotion(
   const precipitation = repeatingRate === undefined ? first.precipitation : await precipitationAt(repeatingRate);
   const falling = precipitationScore(precipitation) > 0; // rain or snow
   // the clip's background: what stays in place outvotes what passes (foreground, foliage's texture)
-  const background = kept.length >= 3 ? medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES) : undefined;
-  addForeground(kept, grid, falling, background);
+  let background: Uint8Array | undefined | null = null;
+  const backgroundOf = () => (background === null ? (background = kept.length >= 3 ? medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES) : undefined) : background);
+  // A median lies within each pixel's range over the frames: where no pixel ranges over
+  // BACKGROUND_DELTA (a still view), nothing stands out of the background, and a dry clip's
+  // samples keep their regions as they are (no background is taken for that).
+  if (falling || pixelsRanging(kept.map((k) => k.frame), width * height, BACKGROUND_DELTA) > 0) addForeground(kept, grid, falling, backgroundOf());
   const pattern = describePattern(
     samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, falling ? dropLight(precipitation) : 'either'),
-    () => background && cellTexture(background, grid, MOTION_GRID),
+    () => { const bg = backgroundOf(); return bg && cellTexture(bg, grid, MOTION_GRID); },
   );
   if (pattern.sway && !pattern.sway.cameraStill) {
     if (stride === 1) addLocalMotion(kept, grid); // every sample kept: each one's from them

@@ -468,8 +468,8 @@ export async function analyseMotion(
   const precipitation = repeatingRate === undefined ? first.precipitation : await precipitationAt(repeatingRate);
   const falling = precipitationScore(precipitation) > 0; // rain or snow
   // the clip's background: what stays in place outvotes what passes (foreground, foliage's texture)
-  let background: Uint8Array | undefined | null = null;
-  const backgroundOf = () => (background === null ? (background = kept.length >= 3 ? medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES) : undefined) : background);
+  let background: Uint8Array | undefined;
+  const backgroundOf = () => (kept.length >= 3 ? (background ??= medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES)) : undefined);
   // A median lies within each pixel's range over the frames: where no pixel ranges over
   // BACKGROUND_DELTA (a still view), nothing stands out of the background, and a dry clip's
   // samples keep their regions as they are (no background is taken for that).

@@ -792,7 +792,9 @@ export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, 
   const thin = found.filter((p) => isStreak(p, map.width));
   const streaks = agreeing(thin.map((p) => p.lean)) >= STREAKS_PARALLEL * thin.length ? thin : [];
   const candidates = found.filter((p) => isFlakeCandidate(p, map.width));
-  const candidateSpread = showingSpread(candidates, prev, cur, map);
+  // Candidates in fewer cells than the spread that counts of the least part of the view that
+  // can show cannot reach it: canShow's pass over the pixels is skipped (most dry maps).
+  const candidateSpread = cellSpread(candidates, map.width, map.height) >= PRECIPITATION_SPREAD * FEWEST_SHOWING ? showingSpread(candidates, prev, cur, map) : 0;
   // The flake share can only lower the candidates' spread: below the spread that counts, the
   // matching (the costly part) is skipped; above it, an even choice of candidates is matched.
   let flakeSpread = 0;

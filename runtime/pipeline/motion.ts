@@ -15,6 +15,7 @@ import { backToBack, dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, preci
 import { cellTexture, describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 import { inView, viewPath, type ViewOffset } from './camera-path.js';
 import { inFrame } from './boxes.js';
+import { relit } from './light.js';
 import { bytesOf } from '../core/bytes.js';
 import { BufferPool } from '../core/buffer-pool.js';
 import { ABS_GAUSSIAN_QUARTILE, histogramLevel } from '../core/median.js';
@@ -225,10 +226,12 @@ export function movedDelta(prev: Uint8Array, cur: Uint8Array): number {
 function compare(prev: Uint8Array, cur: Uint8Array, grid: PixelGrid): Omit<MotionSample, 't'> {
   const { width, height, cellOf, size } = grid;
   const changedMask = new Uint8Array(width * height);
-  const delta = movedDelta(prev, cur);
+  // a change of light (lightning, a light switched on, the camera's gain) moves no thing
+  const before = relit(prev, cur);
+  const delta = movedDelta(before, cur);
   let changed = 0;
   for (let i = 0; i < changedMask.length; i++) {
-    if (Math.abs(cur[i]! - prev[i]!) > delta) {
+    if (Math.abs(cur[i]! - before[i]!) > delta) {
       changed++;
       changedMask[i] = 1;
     }

@@ -9,6 +9,7 @@
 // a small mover only says `animal` where they found none (decide.ts).
 import type { Box } from '../core/analysis.js';
 import { ascending } from '../core/median.js';
+import { exposure, type Exposure } from './light.js';
 import { dropWindow, medianFrame, pixelsRanging, withoutDrops, type DropLight } from './pixel-median.js';
 
 /** One gray frame of the clip at the fine size, and its time. */
@@ -228,29 +229,6 @@ function flicker(frames: FineFrame[], pixels: number): Float32Array {
   }
   for (let p = 0; p < pixels; p++) sum[p] /= Math.max(1, frames.length - 1);
   return sum;
-}
-
-/**
- * The frame's exposure against the background's: a camera's automatic gain, or a light dimming,
- * brightens or darkens every pixel together (gray = gain x background + offset). Fitted by least
- * squares on a sparse grid, then again without the pixels that missed by far (what moved).
- */
-function exposure(gray: Uint8Array, bg: Uint8Array): { gain: number; offset: number } {
-  const first = exposureFit(gray, bg, undefined);
-  return exposureFit(gray, bg, first);
-}
-
-/** The least-squares line on every 5th pixel; with `around`, of the pixels within 20 gray levels of it only. */
-function exposureFit(gray: Uint8Array, bg: Uint8Array, around: { gain: number; offset: number } | undefined): { gain: number; offset: number } {
-  let n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (let p = 0; p < bg.length; p += 5) {
-    const x = bg[p]!, y = gray[p]!;
-    if (around && Math.abs(y - (around.gain * x + around.offset)) >= 20) continue;
-    n++; sx += x; sy += y; sxx += x * x; sxy += x * y;
-  }
-  const varX = n * sxx - sx * sx;
-  const gain = n > 1 && varX > 0 ? (n * sxy - sx * sy) / varX : 1;
-  return { gain, offset: n ? (sy - gain * sx) / n : 0 };
 }
 
 /** The clip's noise: the robust standard deviation (1.4826 MAD) of differences from the background, sampled over a few frames. */
@@ -551,7 +529,7 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
  * them) that a background pixel within DISPLACED_PX matches within their threshold: the
  * background displaced there. A masked pixel never counts, as background either.
  */
-function displacedShare(b: Blob, gray: Uint8Array, bg: Uint8Array, seen: { gain: number; offset: number }, threshold: Uint8Array, width: number, height: number, masked?: Uint8Array): number {
+function displacedShare(b: Blob, gray: Uint8Array, bg: Uint8Array, seen: Exposure, threshold: Uint8Array, width: number, height: number, masked?: Uint8Array): number {
   const background = (q: number) => seen.gain * bg[q]! + seen.offset;
   let standing = 0;
   let displaced = 0;
@@ -677,7 +655,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
     if (options.falling !== 'brighter' && options.falling !== 'darker') return unbusy(blobs);
     return [...unbusy(blobs.filter((b) => b.sign > 0)), ...unbusy(blobs.filter((b) => b.sign < 0))];
   };
-  const exposures: Array<{ gain: number; offset: number }> = [];
+  const exposures: Exposure[] = [];
   for (let k = 0; k < frames.length; k++) {
     const { gain, offset } = (exposures[k] = exposure(frames[k]!.gray, bg));
     // gain x each gray level, looked up: the loop runs over every pixel of every frame

@@ -9,7 +9,7 @@ import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip, walker
 import { dimClip, nightViewClip, snowAtNightClip } from '../support/night.js';
 import { media } from '../support/paths.js';
 import { bundledManifest } from '../../runtime/models/manifest.js';
-import { ripplesClip, weatherClip } from '../support/weather.js';
+import { lightningClip, ripplesClip, weatherClip } from '../support/weather.js';
 
 describe('classification outcomes (default pack, real models)', function () {
   this.timeout(300_000);
@@ -278,6 +278,17 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.labels).to.include.members(['vehicule', 'intrusion', 'rain']);
     expect(r.labels).to.not.include('animal');
     expect(r.risk).to.equal('intrusion');
+  });
+
+  // A flash lit the whole view for two samples: the frames chosen were the flash's, framed on the
+  // whole view, and the cars' boxes filled them at each look (stayed put: vehicule, safe).
+  it('cars driving through the overhead lot while lightning flashes: vehicule and intrusion, and an empty room lit by it raises nothing', async () => {
+    const lot = await classify(await lightningClip(real('parking_overhead_cars.mp4'), path.join(dir, 'lot-lightning.mp4')));
+    expect(lot.labels).to.include.members(['vehicule', 'intrusion']);
+    expect(lot.risk).to.equal('intrusion');
+    const room = await classify(await lightningClip(real('indoor_empty_room.mp4'), path.join(dir, 'room-lightning.mp4')));
+    for (const label of ['person', 'vehicule', 'animal', 'intrusion']) expect(room.labels).to.not.include(label);
+    expect(room.risk).to.equal('safe');
   });
 
   it('rain seen by a slowly panning camera with a burned-in clock: rain', async () => {

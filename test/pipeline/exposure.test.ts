@@ -1,14 +1,18 @@
 // The motion pass's change threshold follows the light: a view exposed as by day keeps it, an
 // underexposed one (a dim room, a weak illuminator at night) has it in proportion to its median
-// gray level. The real classroom clip, and the same clip filmed in a third of the light.
+// gray level. The real classroom clip, and the same clip filmed in a third of the light. A change
+// of light over the whole view (lightning, the camera's gain) is no motion: the sample before is
+// compared in the new light.
 import path from 'node:path';
 import { expect } from 'chai';
+import { relit } from '../../runtime/pipeline/light.js';
 import { analyseMotion, movedDelta } from '../../runtime/pipeline/motion.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { tempDir } from '../support/clips.js';
 import { dimClip } from '../support/night.js';
 import { media } from '../support/paths.js';
 import { gaussian, seeded } from '../support/random.js';
+import { lightningClip } from '../support/weather.js';
 
 /** A 96x54 view whose pixels are `level`, with a few darker and brighter ones (the median is `level`). */
 function view(level: number): Uint8Array {
@@ -54,5 +58,43 @@ describe('motion pass exposure', function () {
     const dimmed = await moving(dim);
     expect(byDay).to.be.greaterThan(0);
     expect(dimmed).to.be.greaterThan(0);
+  });
+
+  it('a light that holds (grain only) leaves the sample before as it is', () => {
+    const before = grainy(view(118), 3, 1);
+    expect(relit(before, grainy(view(118), 3, 2))).to.equal(before);
+  });
+
+  it('a flash: the sample before seen in its light, to a level where nothing clipped; what the flash clipped, and what it left clipped, taken as unchanged', () => {
+    const gauss = gaussian(seeded(4));
+    const before = Uint8Array.from({ length: 96 * 54 }, () => Math.round(60 + 20 * gauss()));
+    // the flash lights the scene 2.2 times as much under a veil of 30 levels; its brightest parts clip
+    const flash = before.map((v) => Math.min(255, Math.round(2.2 * v + 30)));
+    const lit = relit(before, flash);
+    let clipped = 0;
+    for (let p = 0; p < before.length; p++) {
+      if (flash[p] === 255) clipped++;
+      expect(Math.abs(lit[p]! - flash[p]!), `pixel ${p}`).to.be.at.most(1);
+    }
+    expect(clipped).to.be.greaterThan(0);
+    // and back: the flash's clipped pixels say nothing of the scene, the others come back to it
+    const back = relit(flash, before);
+    for (let p = 0; p < before.length; p++) {
+      if (flash[p]! >= 250) expect(back[p]).to.equal(before[p]);
+      else expect(Math.abs(back[p]! - before[p]!), `pixel ${p}`).to.be.at.most(1);
+    }
+  });
+
+  it('lightning over the real worker clip and the overhead parking lot moves no more of the view than the clip without it does', async () => {
+    const dir = tempDir('vigil-lightning-');
+    const movedCells = async (file: string) => (await analyseMotion(await probeClip(file), new AbortController().signal)).samples
+      .filter((s) => s.t >= 2.95 && s.t <= 3.45).map((s) => s.cells.reduce((a, b) => a + b, 0));
+    for (const clip of ['worker_hardhat_walking.mp4', 'parking_overhead_cars.mp4']) {
+      const flashed = await movedCells(await lightningClip(media(`real/${clip}`), path.join(dir, `lightning-${clip}`)));
+      const calm = await movedCells(await lightningClip(media(`real/${clip}`), path.join(dir, `calm-${clip}`), []));
+      expect(flashed.length, clip).to.equal(calm.length);
+      // the flashes changed every cell of the view before the samples were compared in one light
+      for (let k = 0; k < flashed.length; k++) expect(flashed[k], `${clip}, sample ${k}`).to.be.at.most(calm[k]! + 108 / 9);
+    }
   });
 });

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { captionFont } from '../../runtime/highlight/font.js';
 import { ffmpegPath } from '../../runtime/core/tools.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
+import { ffmpeg } from './clips.js';
 import { seeded as random } from './random.js';
 
 export type Rain = { kind: 'rain'; density: 'drizzle' | 'rain' | 'downpour' };
@@ -318,3 +319,23 @@ export async function ripplesClip(source: string, out: string, options: RipplesO
   };
   return overlaid(source, out, { width, height, fps, seconds, frames }, '[0:v]setsar=1[scene];[scene][1:v]overlay=format=auto:eof_action=endall,format=yuv420p[out]', next);
 }
+
+/** When a lightning stroke lights the view, seconds from the clip's start, and for how long. */
+export interface Flash {
+  at: number;
+  seconds: number;
+}
+
+/**
+ * Lightning over `source`'s first `seconds`: while a stroke lights the view (a tenth of a second
+ * or so, often followed by a return stroke), what the scene reflects is lit 2.2 times as much,
+ * and the sky's glow adds a veil of 30 gray levels; what was already bright clips to white. The
+ * light changes all of the view at once, and nothing in it moves.
+ */
+export async function lightningClip(source: string, out: string, flashes: Flash[] = [{ at: 3, seconds: 0.12 }, { at: 3.3, seconds: 0.06 }], seconds = 10): Promise<string> {
+  // no flash: the same encode of the same stretch, to compare with
+  const lit = flashes.map((f) => `between(t,${f.at},${f.at + f.seconds})`).join('+') || '0';
+  await ffmpeg(['-t', String(seconds), '-i', source, '-an', '-vf', `lutyuv=y='clip(val*2.2+30,0,255)':enable='${lit}'`, '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', out]);
+  return out;
+}
+

@@ -7,6 +7,7 @@
 import type { Box } from '../core/analysis.js';
 import { inside } from './boxes.js';
 import { cellGroups } from './cell-groups.js';
+import { relit } from './light.js';
 
 /** The grid the motion pass counts on (motion.ts's MOTION_GRID). */
 export interface Grid {
@@ -180,9 +181,13 @@ export function cellTexture(frame: Uint8Array, map: CellMap, grid: Grid): Float3
 /**
  * The motion between two gray samples, per cell: how much changed, which way it moved (a 2x2
  * Lucas-Kanade solve over the cell), how textured it is, and how much the camera itself moved
- * (cameraMotion). One pass over the pixels with a handful of sums per cell.
+ * (cameraMotion). One pass over the pixels with a handful of sums per cell. The flow takes each
+ * point to keep its brightness: where the light over the view changed (a camera's gain hunting,
+ * lamps flickering), `prev` is first seen in `cur`'s light (light.ts), or every textured cell
+ * would sway with the light.
  */
-export function localMotion(prev: Uint8Array, cur: Uint8Array, map: CellMap, grid: Grid): LocalMotion {
+export function localMotion(before: Uint8Array, cur: Uint8Array, map: CellMap, grid: Grid): LocalMotion {
+  const prev = relit(before, cur);
   const { width, height } = map;
   const cells = grid.x * grid.y;
   const { colEnd, rowEnd } = cellEnds(map, grid);

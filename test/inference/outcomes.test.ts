@@ -3,7 +3,7 @@
 // would say. The default pack is pulled from the shared models folder.
 import path from 'node:path';
 import { expect } from 'chai';
-import { ffmpeg, nightWalkerClip, nudgedCameraClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
+import { ffmpeg, huntingGainClip, nightWalkerClip, nudgedCameraClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
 import { suiteDaemon } from '../support/daemon.js';
 import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip, walkerBeforeTreesClip } from '../support/nuisance-clips.js';
 import { dimClip, nightViewClip, snowAtNightClip } from '../support/night.js';
@@ -289,6 +289,16 @@ describe('classification outcomes (default pack, real models)', function () {
     const room = await classify(await lightningClip(real('indoor_empty_room.mp4'), path.join(dir, 'room-lightning.mp4')));
     for (const label of ['person', 'vehicule', 'animal', 'intrusion']) expect(room.labels).to.not.include(label);
     expect(room.risk).to.equal('safe');
+  });
+
+  // Each textured cell's flow followed the light as it swelled and faded, back and forth in place:
+  // the classroom and the walker came out `plant` and `wind` too.
+  it('a classroom and a walker seen by a camera whose gain hunts: person, never plant or wind', async () => {
+    for (const clip of ['classroom_seated.mp4', 'worker_hardhat_walking.mp4']) {
+      const r = await classify(await huntingGainClip(real(clip), path.join(dir, `hunting-${clip}`)));
+      expect(r.labels, clip).to.include('person');
+      for (const label of ['plant', 'wind']) expect(r.labels, clip).to.not.include(label);
+    }
   });
 
   it('rain seen by a slowly panning camera with a burned-in clock: rain', async () => {

@@ -62,6 +62,16 @@ describe('foliage: local motion, sway and flags', () => {
     expect(m.change[0]).to.equal(0);
   });
 
+  it('the light over a still view swelling by a tenth: no cell flows, nor changes', () => {
+    const still = texture(0, 0);
+    const lit = still.map((v) => Math.round(v * 1.1 + 4));
+    const m = localMotion(still, lit, map, GRID);
+    for (let c = 0; c < GRID.x * GRID.y; c++) {
+      expect(Math.hypot(m.flow[c * 2]!, m.flow[c * 2 + 1]!), `cell ${c}`).to.be.below(0.05);
+      expect(m.change[c], `cell ${c}`).to.be.below(1);
+    }
+  });
+
   it('a zoom moves every cell away from the centre: the camera moved', () => {
     // 1 % a sample: the corners move by half a pixel, the centre not at all
     const zoomed = picture((x, y) => [WIDTH / 2 + (x - WIDTH / 2) / 1.01, HEIGHT / 2 + (y - HEIGHT / 2) / 1.01]);

@@ -88,6 +88,20 @@ export async function nudgedCameraClip(clip: string, out: string, seconds = 8): 
   return out;
 }
 
+/**
+ * A camera whose automatic gain hunts (or a room under lamps flickering slower than the frame
+ * rate): the whole view's levels swell and fade together, a fifth either way at 0.7 Hz. Nothing
+ * in it moves that did not move in `clip`.
+ */
+export async function huntingGainClip(clip: string, out: string, seconds = 10): Promise<string> {
+  await ffmpeg([
+    '-t', String(seconds), '-i', clip,
+    '-vf', "eq=brightness='0.08*sin(2*PI*t*0.7)':contrast='1+0.2*sin(2*PI*t*0.7)':eval=frame,format=yuv420p",
+    '-an', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', out,
+  ]);
+  return out;
+}
+
 /** A camera shaken by wind: its whole view of an image sways back and forth in place (2 sways a second). Not foliage. */
 export async function shakenCameraClip(image: string, out: string, seconds = 4): Promise<string> {
   await ffmpeg([

@@ -178,6 +178,13 @@ const PIECES_APART = 4;
 const MIN_TURNING = 0.15;
 const MIN_PAUSING = 0.2;
 /**
+ * A half second it stood still went under half its size, and under this share of its fastest
+ * half second: a body that stops goes far less than when it goes. A thing at one slow pace (a
+ * drop running down the camera's window), whose half seconds straddle half its size as its
+ * centre jitters, never stops.
+ */
+const STOPPED = 0.5;
+/**
  * A thing whose blob touches the view's edge in more than this share of its sightings is mostly
  * out of view: what shows of it grows and shrinks as it comes and goes, so its centre moves
  * whether it does or not (a car parked at the edge, its glint as the light changes). How it
@@ -485,13 +492,16 @@ function describe(track: Blob[], width: number, height: number): MoverTrack {
     const part = track.filter((b) => b.t >= start && b.t < start + 0.5);
     if (part.length) points.push({ x: median(part.map((b) => b.x)), y: median(part.map((b) => b.y)), t: median(part.map((b) => b.t)) });
   }
+  const halves = points.slice(1).map((p, i) => Math.hypot(p.x - points[i]!.x, p.y - points[i]!.y));
+  const fastest = Math.max(0, ...halves);
   let length = 0;
   let still = 0;
   let strides = 0;
   for (let i = 1; i < points.length; i++) {
-    const step = Math.hypot(points[i]!.x - points[i - 1]!.x, points[i]!.y - points[i - 1]!.y);
+    const step = halves[i - 1]!;
     length += step;
-    if (step < Math.max(1, size / 2)) still += points[i]!.t - points[i - 1]!.t; // stood (nearly) still for that half second
+    // stood (nearly) still for that half second
+    if (step < Math.max(1, size / 2) && step < STOPPED * fastest) still += points[i]!.t - points[i - 1]!.t;
     else strides += step;
   }
   const net = points.length > 1 ? Math.hypot(points[points.length - 1]!.x - points[0]!.x, points[points.length - 1]!.y - points[0]!.y) : 0;

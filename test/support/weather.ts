@@ -5,6 +5,7 @@
 // own size and frame rate, optionally panned and with a burned-in caption over it all.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import sharp from 'sharp';
 import { captionFont } from '../../runtime/highlight/font.js';
 import { ffmpegPath } from '../../runtime/core/tools.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
@@ -339,3 +340,37 @@ export async function lightningClip(source: string, out: string, flashes: Flash[
   return out;
 }
 
+/**
+ * Water drops on the camera's window over `source`'s first `seconds`: out of focus so near the
+ * lens, each a soft bright disc (it gathers light from all around, as a raindrop does) a tenth
+ * of the view's width across or less, five of them resting and two running down the glass at
+ * one slow pace (0.09 and 0.06 of the view's height a second, under their own size).
+ */
+export async function dropsOnWindowClip(source: string, out: string, seconds = 10): Promise<string> {
+  const { width } = await probeClip(source);
+  const side = Math.max(8, Math.round(width / 8)) & ~1;
+  const r = side / 2;
+  const disc = Buffer.alloc(side * side * 4);
+  for (let y = 0; y < side; y++) {
+    for (let x = 0; x < side; x++) {
+      const d = Math.hypot(x + 0.5 - r, y + 0.5 - r) / r;
+      const i = (y * side + x) * 4;
+      disc[i] = disc[i + 1] = disc[i + 2] = Math.round(200 + 40 * Math.max(0, 1 - d));
+      disc[i + 3] = d < 1 ? Math.round(255 * 0.55 * Math.min(1, 3 * (1 - d))) : 0;
+    }
+  }
+  const drop = `${out}.drop.png`;
+  await sharp(disc, { raw: { width: side, height: side, channels: 4 } }).png().toFile(drop);
+  const resting: Array<[number, number, number]> = [[0.2, 0.3, 1], [0.6, 0.15, 0.7], [0.8, 0.6, 1.2], [0.35, 0.7, 0.8], [0.5, 0.45, 0.6]];
+  const running: Array<[number, number, number]> = [[0.7, 0.05, 0.5], [0.12, 0.2, 0.4]];
+  const graph: string[] = [];
+  let view = '[0:v]';
+  [...resting, ...running].forEach(([x, y, scale], k) => {
+    const fall = k >= resting.length ? `+H*${0.09 - 0.03 * (k - resting.length)}*t` : '';
+    graph.push(`[${k + 1}:v]scale=iw*${scale}:-1[d${k}]`, `${view}[d${k}]overlay=W*${x}:H*${y}${fall}:shortest=1[v${k}]`);
+    view = `[v${k}]`;
+  });
+  const inputs = [...resting, ...running].flatMap(() => ['-loop', '1', '-i', drop]);
+  await ffmpeg(['-t', String(seconds), '-i', source, ...inputs, '-filter_complex', graph.join(';'), '-map', view, '-an', '-t', String(seconds), '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', out]);
+  return out;
+}

@@ -48,8 +48,8 @@ const clipped = (v: number) => v <= CLIPPED || v >= 255 - CLIPPED;
 
 /**
  * `before` as it would look in `after`'s light, where the light changed between them; `before`
- * itself where it held. A pixel clipped in `before` (black or white, within CLIPPED: a flash's glare) says
- * nothing of the scene behind it, and is taken as unchanged.
+ * itself where it held. A pixel clipped in `before` (black or white, within CLIPPED: a flash's
+ * glare) says nothing of the scene behind it, and is taken as unchanged.
  */
 export function relit(before: Uint8Array, after: Uint8Array): Uint8Array {
   const { gain, offset } = exposure(after, before, true);

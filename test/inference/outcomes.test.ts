@@ -3,7 +3,7 @@
 // would say. The default pack is pulled from the shared models folder.
 import path from 'node:path';
 import { expect } from 'chai';
-import { ffmpeg, huntingGainClip, nightWalkerClip, nudgedCameraClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
+import { cloudShadowClip, ffmpeg, headlightsClip, huntingGainClip, leafShadowsClip, nightWalkerClip, nudgedCameraClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
 import { suiteDaemon } from '../support/daemon.js';
 import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip, walkerBeforeTreesClip } from '../support/nuisance-clips.js';
 import { dimClip, nightViewClip, snowAtNightClip } from '../support/night.js';
@@ -299,6 +299,31 @@ describe('classification outcomes (default pack, real models)', function () {
       expect(r.labels, clip).to.include('person');
       for (const label of ['plant', 'wind']) expect(r.labels, clip).to.not.include(label);
     }
+  });
+
+  // Light that moves over part of the view: what it lights or shades changes, no body is there.
+  const nothingRaised = (r: Record<string, any>, name: string) => {
+    for (const label of ['person', 'vehicule', 'animal', 'intrusion']) expect(r.labels, name).to.not.include(label);
+    expect(r.risk, name).to.equal('safe');
+  };
+  const someoneFound = (r: Record<string, any>, name: string) => {
+    expect(r.labels, name).to.include('person');
+    expect(r.risk, name).to.be.oneOf(['intrusion', 'danger']);
+  };
+
+  it("a cloud's shadow crossing the view raises nothing over an empty room or a belt of produce, and the worker walking under it is found", async () => {
+    for (const clip of ['indoor_empty_room.mp4', 'conveyor_produce.mp4']) nothingRaised(await classify(await cloudShadowClip(real(clip), path.join(dir, `cloud-${clip}`))), clip);
+    someoneFound(await classify(await cloudShadowClip(real('worker_hardhat_walking.mp4'), path.join(dir, 'cloud-worker.mp4'))), 'worker');
+  });
+
+  it("a car's headlights sweeping across a room at night raise nothing, and the worker walking through their beam is found", async () => {
+    nothingRaised(await classify(await headlightsClip(real('indoor_empty_room.mp4'), path.join(dir, 'headlights-room.mp4'))), 'room');
+    someoneFound(await classify(await headlightsClip(real('worker_hardhat_walking.mp4'), path.join(dir, 'headlights-worker.mp4'))), 'worker');
+  });
+
+  it('the shadows of leaves swaying in the sun raise nothing over an empty room, and walkers through them are found', async () => {
+    nothingRaised(await classify(await leafShadowsClip(real('indoor_empty_room.mp4'), path.join(dir, 'leaf-shadows-room.mp4'))), 'room');
+    someoneFound(await classify(await leafShadowsClip(real('corridor_two_walkers.mp4'), path.join(dir, 'leaf-shadows-corridor.mp4'))), 'corridor');
   });
 
   it('rain seen by a slowly panning camera with a burned-in clock: rain', async () => {

@@ -102,6 +102,53 @@ export async function huntingGainClip(clip: string, out: string, seconds = 10): 
   return out;
 }
 
+/**
+ * `clip` (looped to `seconds`) with each pixel's light multiplied by `factor`, an ffmpeg
+ * expression of X, Y, W, H and T: light falls on the scene, so what is lit or shaded keeps its
+ * contrast in proportion. `night`: filters after it (the clip is then gray, as at night).
+ */
+async function relitClip(clip: string, out: string, factor: string, seconds: number, night = ''): Promise<string> {
+  // the light is soft: drawn at a quarter of the size (geq is slow), enlarged, multiplied in
+  await ffmpeg([
+    '-stream_loop', '-1', '-i', clip, '-t', String(seconds),
+    '-filter_complex', `[0:v]${night ? 'format=gray,' : ''}split[scene][sized];[sized]scale=iw/4:-2,format=gray,geq=lum='255*${factor}'[small];`
+      + `[small][scene]scale2ref[light][view];[view]format=gbrp[v];[light]format=gbrp[l];[v][l]blend=all_mode=multiply,${night}format=yuv420p`,
+    '-an', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', out,
+  ]);
+  return out;
+}
+
+/**
+ * A cloud's shadow crossing the view: its edge, a penumbra a quarter of the view wide, sweeps
+ * from left to right in 3 s from 0.5 s on, leaning a little, and the shaded part keeps 55 % of
+ * its light (sunlight gone, the sky's left). Nothing in it moves that did not move in `clip`.
+ */
+export async function cloudShadowClip(clip: string, out: string, seconds = 8): Promise<string> {
+  return relitClip(clip, out, '(1-0.45*clip(((T-0.5)*W/3-X+0.3*Y)/(0.25*W),0,1))', seconds);
+}
+
+/**
+ * The shadows of leaves in the sun, swaying with their branches on what the camera sees: soft
+ * blobs at 45 % less light over the upper three quarters of the view, fading below, moved back
+ * and forth 14 px at 0.6 Hz and 5 px at 1.3 Hz (at 480 px wide). No leaf is in view.
+ */
+export async function leafShadowsClip(clip: string, out: string, seconds = 8): Promise<string> {
+  const sway = '(14*sin(2*PI*0.6*T)+5*sin(2*PI*1.3*T+1))*W/480';
+  const k = (f: number) => `${f}*480/W`;
+  const leaves = `clip(3*(sin((X+${sway})*${k(0.045)}+2*sin(Y*${k(0.031)}))*sin(Y*${k(0.052)}+1.7*sin((X+${sway})*${k(0.023)}))-0.1),0,1)`;
+  return relitClip(clip, out, `(1-0.45*${leaves}*clip(1.5-2*Y/H,0,1))`, seconds);
+}
+
+/**
+ * `clip` at night (gray, a fifth of its light over a floor of 10 levels, a grain of 6) as a car's
+ * headlights sweep across it: a soft beam, two fifths of the view wide, crossing it from 1 s to
+ * 4 s and lighting what it falls on back to nearly its daylight.
+ */
+export async function headlightsClip(clip: string, out: string, seconds = 8): Promise<string> {
+  const beam = 'exp(-(pow((X-W*(-0.3+1.6*clip((T-1)/3,0,1)))/(0.22*W),2)+pow((Y-0.6*H)/(0.35*H),2)))';
+  return relitClip(clip, out, `(0.2+0.8*${beam})`, seconds, 'lutyuv=y=val+10,noise=alls=6:allf=t,');
+}
+
 /** A camera shaken by wind: its whole view of an image sways back and forth in place (2 sways a second). Not foliage. */
 export async function shakenCameraClip(image: string, out: string, seconds = 4): Promise<string> {
   await ffmpeg([

@@ -113,6 +113,21 @@ describe('dashboard cameras in a real browser', function () {
     await page.locator('#status .facts .small', { hasText: /^1 clip\b/ }).waitFor({ timeout: 20_000 });
   });
 
+  it('catches up with a clip that ended while its live stream was away', async () => {
+    // the stream cannot connect (a proxy that drops it, a network away) while a clip of a new camera is classified
+    await page.route('**/dashboard/api/events', (route) => route.abort());
+    await page.reload();
+    await page.locator('#cameras li.camera').first().waitFor();
+    const id = await accepted(daemon.upload(owl, { camera_id: 'barn' }));
+    await daemon.waitForResult(id);
+    expect(await card('barn').count(), 'no event could tell the page').to.equal(0);
+    // the stream comes back: the page asks what changed, the card and the result appear without a reload
+    await page.unroute('**/dashboard/api/events');
+    await card('barn').locator('.thumb img').waitFor({ timeout: 30_000 });
+    expect(await card('barn').locator('.thumb img').getAttribute('src')).to.equal(`/dashboard/api/snapshot/${id}`);
+    await page.locator('#recent button.result', { hasText: 'barn' }).waitFor();
+  });
+
   it("applies a camera's zone in \"Try a clip\": the same clip is an intrusion without the camera and safe with it", async () => {
     const tryClip = async (camera: string) => {
       await page.selectOption('#try-camera', camera);

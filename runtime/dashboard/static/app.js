@@ -38,11 +38,14 @@ async function api(method, path, body) {
 /** Calls load now and every intervalMs; returns [data, error, reload]. */
 function usePolled(load, intervalMs) {
   const [state, setState] = useState({ data: null, error: null });
+  const asked = useRef(0);
   const reload = useCallback(async () => {
+    const ask = ++asked.current; // an older answer arriving late must not undo a newer one
     try {
-      setState({ data: await load(), error: null });
+      const data = await load();
+      if (ask === asked.current) setState({ data, error: null });
     } catch (err) {
-      setState((s) => ({ data: s.data, error: err.message }));
+      if (ask === asked.current) setState((s) => ({ data: s.data, error: err.message }));
     }
   }, [load]);
   useEffect(() => {
@@ -504,6 +507,18 @@ function byNewest(a, b) {
   return a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0;
 }
 
+/** The list as asked, with what the stream brought while the answer was on its way: results newer
+ * than any asked, and a final state over a state the answer still had as pending. */
+function mergeNewest(asked, live) {
+  const byId = new Map(asked.map((r) => [r.id, r]));
+  const newest = asked[0]?.created_at ?? '';
+  for (const r of live) {
+    const a = byId.get(r.id);
+    if (a ? isFinal(r) && !isFinal(a) : r.created_at > newest) byId.set(r.id, r);
+  }
+  return [...byId.values()].sort(byNewest).slice(0, 100);
+}
+
 function Dashboard({ session, signOut }) {
   const [results, setResults] = useState([]);
   const [selected, setSelected] = useState(null);
@@ -525,11 +540,18 @@ function Dashboard({ session, signOut }) {
   }, []);
 
   useEffect(() => {
-    api('GET', '/dashboard/api/classifications?limit=50').then((d) => setResults(d.classifications)).catch(() => {});
+    const loadResults = () => api('GET', '/dashboard/api/classifications?limit=50')
+      .then((d) => setResults((list) => mergeNewest(d.classifications, list)))
+      .catch(() => {});
+    loadResults();
     const source = new EventSource('/dashboard/api/events');
     source.onopen = () => {
       setConnected(true);
-      setDeliveriesTick((t) => t + 1); // what ended while the stream was away
+      // what changed while the stream was not open (before it first opened, or while it was
+      // away) is asked again once it is, so that nothing falls between an answer and the first event
+      loadResults();
+      reloadCameras();
+      setDeliveriesTick((t) => t + 1);
     };
     source.onerror = () => setConnected(false);
     source.addEventListener('result', (e) => {

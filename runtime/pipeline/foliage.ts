@@ -293,7 +293,7 @@ export interface SwayPattern {
   speed: Float32Array;
   /** per cell, the correlation of its flow with the previous sample's (1: smooth, -1/2: noise or a vibration of 5 Hz) */
   smoothness: Float32Array;
-  /** read in rain or snow, from samples with the drops taken out over several in a row (motion.ts, calmMotion): smoothness counts, from SMOOTH_IN_RAIN */
+  /** read where drops fall (rain or snow, or drops lit only near a lamp: precipitation.ts, dropsSeen), from samples with the drops taken out over several in a row (motion.ts, calmMotion): smoothness counts, from SMOOTH_IN_RAIN */
   inRain?: boolean;
   /**
    * per cell, the share of its texture that the clip's background keeps: the background's mean

@@ -11,7 +11,7 @@ import { cellGroups, smallGroups } from './cell-groups.js';
 import { dropWindow, medianFrame, pixelsRanging, withoutDrops, type DropLight } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, readSparseGrays, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
-import { backToBack, dropLight, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
+import { backToBack, dropLight, dropsSeen, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
 import { cellTexture, describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 import { inView, viewPath, type ViewOffset } from './camera-path.js';
 import { inFrame } from './boxes.js';
@@ -335,8 +335,8 @@ export function describePattern(
   const movingSamples = samples.filter((s) => s.region);
   if (movingSamples.length === 0) return { moving: false, ...weather };
   const sway = describeSway(calm?.() ?? samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS, background?.());
-  const falling = precipitation !== undefined && precipitationScore(precipitation) > 0;
-  return { moving: true, ...weather, ...(sway ? { sway: falling ? { ...sway, inRain: true } : sway } : {}) };
+  const drops = precipitation !== undefined && dropsSeen(precipitation);
+  return { moving: true, ...weather, ...(sway ? { sway: drops ? { ...sway, inRain: true } : sway } : {}) };
 }
 
 /**
@@ -348,7 +348,8 @@ export function describePattern(
  * the middle one (withoutDrops, for drops that showed no one way). In rain or snow whose drops
  * all brighten (or all darken) what they cross (`light`), each sample is instead its darkest
  * (brightest) over a fifth of a second either side, as the looks take the drops out: the
- * median of three leaves a downpour's drops in every cell, where this leaves a few. Undefined
+ * median of three leaves a downpour's drops in every cell, where this leaves a few. So too where
+ * drops are seen only near a lamp (dropsSeen): their cone of streaks flickers as a sway would. Undefined
  * where the kept samples are strided (a clip of minutes): their flows would not be a tenth of
  * a second apart.
  */
@@ -478,7 +479,7 @@ export async function analyseMotion(
   // samples keep their regions as they are (no background is taken for that).
   if (falling || pixelsRanging(kept.map((k) => k.frame), width * height, BACKGROUND_DELTA) > 0) addForeground(kept, grid, falling, backgroundOf());
   const pattern = describePattern(
-    samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, falling ? dropLight(precipitation) : 'either'),
+    samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, dropsSeen(precipitation) ? dropLight(precipitation) : 'either'),
     () => { const bg = backgroundOf(); return bg && cellTexture(bg, grid, MOTION_GRID); },
   );
   if (pattern.sway && !pattern.sway.cameraStill) {

@@ -1030,6 +1030,18 @@ export function precipitationScore(e: Pick<PrecipitationEvidence, 'streakSpread'
   return 0.5 + (0.5 * (spread - PRECIPITATION_SPREAD)) / (1 - PRECIPITATION_SPREAD);
 }
 
+/**
+ * Drops falling where something lights them, too few over the view to call it rain: thin streaks
+ * or falling flakes over half the spread rain needs or more, not coming back in place. At night
+ * drops show only near a light (a street lamp's cone: a tenth of the view or so), where they
+ * change the same cells sample after sample; motion read there is theirs, not a sway, and is
+ * read with them taken out (motion.ts). Dry clutter stays under it: a walker's edges 0.03 of
+ * the cells, the leaves of a handheld view's parallax 0.074.
+ */
+export function dropsSeen(e: Pick<PrecipitationEvidence, 'streakSpread' | 'flakeSpread' | 'repeat'>): boolean {
+  return precipitationScore(e) > 0 || (Math.max(e.streakSpread, e.flakeSpread) >= PRECIPITATION_SPREAD / 2 && e.repeat < FLICKER);
+}
+
 /** Drops with at least this share of their area brighter (or darker) than the samples either side brighten (or darken) what they cross. */
 const DROPS_ONE_WAY = 0.75;
 

@@ -374,3 +374,62 @@ export async function dropsOnWindowClip(source: string, out: string, seconds = 1
   await ffmpeg(['-t', String(seconds), '-i', source, ...inputs, '-filter_complex', graph.join(';'), '-map', view, '-an', '-t', String(seconds), '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-pix_fmt', 'yuv420p', out]);
   return out;
 }
+
+/** A street lamp in the view: where its head is (shares of the width and height) and how far its light reaches (a share of the width). */
+export interface Lamp {
+  x: number;
+  y: number;
+  reach: number;
+}
+
+/**
+ * Rain at night under a street lamp, over `source`: a colour camera's night view (the scene at a
+ * quarter of its light, a third more where the lamp lights it, warm, with the grain of a raised
+ * gain) where drops show only where the lamp lights them (`dry`: the night view alone). A drop is as bright as the light
+ * falling on it, which fades with the distance from the lamp: the streaks are drawn as
+ * weatherClip draws them, their opacity times the lamp's light there (a Gaussian of `reach`
+ * about its head), so they thin out from a bright cone below the lamp into the dark. The lamp's
+ * head glows in the view.
+ */
+export async function lampRainClip(source: string, out: string, weather: Rain | Dry, lamp: Lamp, options: { seconds?: number; seed?: number } = {}): Promise<string> {
+  const info = await probeClip(source);
+  const { width, height } = info;
+  const fps = info.fps || 25;
+  const seconds = Math.min(info.duration, options.seconds ?? Infinity);
+  const frames = Math.max(1, Math.round(seconds * fps));
+  const sigma = lamp.reach * width;
+  const glow = width / 60;
+  const light = new Float32Array(width * height); // the lamp's light: 1 at its head
+  const head = new Float32Array(width * height); // the glow of the head itself
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const d2 = (x - lamp.x * width) ** 2 + (y - lamp.y * height) ** 2;
+      light[y * width + x] = Math.exp(-d2 / (2 * sigma * sigma));
+      head[y * width + x] = Math.exp(-d2 / (2 * glow * glow));
+    }
+  }
+  const next = weatherFrames(weather, width, height, fps, options.seed ?? 26);
+  const DROP = [255, 236, 200]; // the lamp's warm white
+  const frame = (): Buffer => {
+    const rain = next().alpha;
+    const rgba = Buffer.allocUnsafe(width * height * 4);
+    for (let i = 0; i < light.length; i++) {
+      // three layers over the scene, composed into one: the night's darkness (black, letting
+      // through a quarter of the light and more under the lamp), the lit drops, the lamp's head
+      const dark = 1 - (0.25 + 0.35 * light[i]!);
+      const drop = Math.min(1, rain[i]! * light[i]!);
+      const lit = head[i]!;
+      const through = (1 - dark) * (1 - drop) * (1 - lit);
+      const a = 1 - through;
+      for (let ch = 0; ch < 3; ch++) {
+        const added = DROP[ch]! * drop * (1 - lit) + 255 * lit; // what the drops and the head add over the darkened scene
+        rgba[i * 4 + ch] = a > 0 ? Math.min(255, Math.round(added / a)) : 0;
+      }
+      rgba[i * 4 + 3] = Math.round(a * 255);
+    }
+    return rgba;
+  };
+  // the scene warmed as sodium or warm LED light tints it; the raised gain's grain over it all
+  const graph = '[0:v]setsar=1,colorchannelmixer=rr=1:gg=0.86:bb=0.68[scene];[scene][1:v]overlay=format=auto:eof_action=endall,noise=alls=6:allf=t,format=yuv420p[out]';
+  return overlaid(source, out, { width, height, fps, seconds, frames }, graph, frame);
+}

@@ -9,7 +9,7 @@ import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip, walker
 import { dimClip, nightViewClip, snowAtNightClip } from '../support/night.js';
 import { media } from '../support/paths.js';
 import { bundledManifest } from '../../runtime/models/manifest.js';
-import { lampRainClip, lightningClip, ripplesClip, weatherClip } from '../support/weather.js';
+import { underLampClip, lightningClip, ripplesClip, weatherClip } from '../support/weather.js';
 
 describe('classification outcomes (default pack, real models)', function () {
   this.timeout(300_000);
@@ -326,14 +326,14 @@ describe('classification outcomes (default pack, real models)', function () {
     someoneFound(await classify(await leafShadowsClip(real('corridor_two_walkers.mp4'), path.join(dir, 'leaf-shadows-corridor.mp4'))), 'corridor');
   });
 
-  // At night drops show only where a lamp lights them: a cone of streaks fading into the dark
-  // below the lamp, a tenth to a third of the view, that changes the same cells sample after sample.
-  describe('rain at night under a street lamp, a colour camera\'s night view', () => {
+  // At night drops and flakes show only where a lamp lights them: a cone of them fading into the
+  // dark below the lamp, a tenth to a third of the view, that changes the same cells sample after sample.
+  describe('rain and snow at night under a street lamp, a colour camera\'s night view', () => {
     const lamp = (reach: number) => ({ x: 0.7, y: 0.15, reach });
 
     for (const [density, reach] of [['rain', 0.25], ['downpour', 0.14]] as const) {
       it(`${density} lit by the lamp over a room (its light reaching ${reach} of the view's width): rain, safe`, async () => {
-        const r = await classify(await lampRainClip(real('indoor_empty_room.mp4'), path.join(dir, `lamp-room-${density}.mp4`), { kind: 'rain', density }, lamp(reach)));
+        const r = await classify(await underLampClip(real('indoor_empty_room.mp4'), path.join(dir, `lamp-room-${density}.mp4`), { kind: 'rain', density }, lamp(reach)));
         expect(r.labels).to.include('rain');
         for (const label of ['person', 'vehicule', 'intrusion']) expect(r.labels).to.not.include(label);
         expect(r.risk).to.equal('safe');
@@ -342,7 +342,7 @@ describe('classification outcomes (default pack, real models)', function () {
 
     it('rain and a downpour in a narrow cone over the belt of produce, too few drops over the view for rain: the cone\'s flicker is no sway (no plant or wind), safe', async () => {
       for (const density of ['rain', 'downpour'] as const) {
-        const r = await classify(await lampRainClip(real('conveyor_produce.mp4'), path.join(dir, `lamp-belt-${density}.mp4`), { kind: 'rain', density }, lamp(0.14)));
+        const r = await classify(await underLampClip(real('conveyor_produce.mp4'), path.join(dir, `lamp-belt-${density}.mp4`), { kind: 'rain', density }, lamp(0.14)));
         for (const label of ['plant', 'wind', 'person', 'vehicule', 'intrusion']) expect(r.labels, density).to.not.include(label);
         expect(r.risk, density).to.equal('safe');
       }
@@ -350,11 +350,24 @@ describe('classification outcomes (default pack, real models)', function () {
 
     for (const [density, reach] of [['rain', 0.14], ['downpour', 0.25]] as const) {
       it(`the worker walking at night beside ${density === 'rain' ? 'rain' : 'a downpour'} lit by the lamp (its light reaching ${reach} of the view's width): person and intrusion`, async () => {
-        const r = await classify(await lampRainClip(real('worker_hardhat_walking.mp4'), path.join(dir, `lamp-worker-${density}.mp4`), { kind: 'rain', density }, lamp(reach)));
+        const r = await classify(await underLampClip(real('worker_hardhat_walking.mp4'), path.join(dir, `lamp-worker-${density}.mp4`), { kind: 'rain', density }, lamp(reach)));
         expect(r.labels).to.include.members(['person', 'intrusion']);
         expect(r.risk).to.equal('intrusion');
       });
     }
+
+    it('heavy snow lit by the lamp over a room: rain (the service has no snow label), safe; the worker and the corridor\'s two walkers in it found, person and intrusion', async () => {
+      const snow = { kind: 'snow', density: 'heavy' } as const;
+      const room = await classify(await underLampClip(real('indoor_empty_room.mp4'), path.join(dir, 'lamp-room-snow.mp4'), snow, lamp(0.25)));
+      expect(room.labels).to.include('rain');
+      for (const label of ['person', 'vehicule', 'intrusion']) expect(room.labels).to.not.include(label);
+      expect(room.risk).to.equal('safe');
+      for (const clip of ['worker_hardhat_walking.mp4', 'corridor_two_walkers.mp4']) {
+        const r = await classify(await underLampClip(real(clip), path.join(dir, `lamp-snow-${clip}`), snow, lamp(0.25)));
+        expect(r.labels, clip).to.include.members(['person', 'intrusion']);
+        expect(r.risk, clip).to.equal('intrusion');
+      }
+    });
   });
 
   it('rain seen by a slowly panning camera with a burned-in clock: rain', async () => {

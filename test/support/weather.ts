@@ -383,15 +383,15 @@ export interface Lamp {
 }
 
 /**
- * Rain at night under a street lamp, over `source`: a colour camera's night view (the scene at a
- * quarter of its light, a third more where the lamp lights it, warm, with the grain of a raised
- * gain) where drops show only where the lamp lights them (`dry`: the night view alone). A drop is as bright as the light
- * falling on it, which fades with the distance from the lamp: the streaks are drawn as
- * weatherClip draws them, their opacity times the lamp's light there (a Gaussian of `reach`
- * about its head), so they thin out from a bright cone below the lamp into the dark. The lamp's
- * head glows in the view.
+ * Rain or snow at night under a street lamp, over `source`: a colour camera's night view (the
+ * scene at a quarter of its light, a third more where the lamp lights it, warm, with the grain of
+ * a raised gain) where drops and flakes show only where the lamp lights them (`dry`: the night
+ * view alone). A drop or a flake is as bright as the light falling on it, which fades with the
+ * distance from the lamp: they are drawn as weatherClip draws them, their opacity times the
+ * lamp's light there (a Gaussian of `reach` about its head), so they thin out from a bright cone
+ * below the lamp into the dark. The lamp's head glows in the view.
  */
-export async function lampRainClip(source: string, out: string, weather: Rain | Dry, lamp: Lamp, options: { seconds?: number; seed?: number } = {}): Promise<string> {
+export async function underLampClip(source: string, out: string, weather: Weather, lamp: Lamp, options: { seconds?: number; seed?: number } = {}): Promise<string> {
   const info = await probeClip(source);
   const { width, height } = info;
   const fps = info.fps || 25;

@@ -471,6 +471,7 @@ export async function analyseMotion(
   // source pays for it).
   const precipitation = repeatingRate === undefined ? first.precipitation : await precipitationAt(repeatingRate);
   const falling = precipitationScore(precipitation) > 0; // rain or snow
+  const drops = dropsSeen(precipitation); // rain or snow, or drops lit only near a lamp
   // the clip's background: what stays in place outvotes what passes (foreground, foliage's texture)
   let background: Uint8Array | undefined;
   const backgroundOf = () => (kept.length >= 3 ? (background ??= medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES)) : undefined);
@@ -479,7 +480,7 @@ export async function analyseMotion(
   // samples keep their regions as they are (no background is taken for that).
   if (falling || pixelsRanging(kept.map((k) => k.frame), width * height, BACKGROUND_DELTA) > 0) addForeground(kept, grid, falling, backgroundOf());
   const pattern = describePattern(
-    samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, dropsSeen(precipitation) ? dropLight(precipitation) : 'either'),
+    samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, drops ? dropLight(precipitation) : 'either'),
     () => { const bg = backgroundOf(); return bg && cellTexture(bg, grid, MOTION_GRID); },
   );
   if (pattern.sway && !pattern.sway.cameraStill) {

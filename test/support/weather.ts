@@ -384,8 +384,8 @@ export interface Lamp {
 
 /**
  * Rain or snow at night under a street lamp, over `source`: a colour camera's night view (the
- * scene at a quarter of its light, a third more where the lamp lights it, warm, with the grain of
- * a raised gain) where drops and flakes show only where the lamp lights them (`dry`: the night
+ * scene at a quarter of its light, up to three fifths of it where the lamp lights it, warm, with
+ * the grain of a raised gain) where drops and flakes show only where the lamp lights them (`dry`: the night
  * view alone). A drop or a flake is as bright as the light falling on it, which fades with the
  * distance from the lamp: they are drawn as weatherClip draws them, their opacity times the
  * lamp's light there (a Gaussian of `reach` about its head), so they thin out from a bright cone

@@ -805,14 +805,24 @@ function whileSwayRead(frames: FrameFindings[]): FrameFindings[] {
   return then.length ? then : frames;
 }
 
+const WHOLE_VIEW: Box = { x: 0, y: 0, w: 1, h: 1 };
+
+/**
+ * The views (a region's crop, or the whole frame) where the classifier saw a spider's web: silk
+ * strung before the lens or across the view, which the illuminator lights at night. It sways in
+ * the wind as leaves do, in place and back and forth; there the sway is the web's.
+ */
+const webViews = (frames: FrameFindings[], judge: Judge): Box[] =>
+  frames.filter((f) => (f.scores.web ?? 0) >= judge.threshold('web')).map((f) => f.framing ?? WHOLE_VIEW);
+
 /** A box lying this much inside a place that flutters is of what flutters there: the detector's flag, a creature's path in a flag's place. */
 const FLAG_OWN = 0.5;
 
 /**
  * Step 2, the weather from the pixels and the motion: rain and snow; then foliage, wind and
  * flags from what sways in place on a still camera (foliage.ts; in rain or snow read with the
- * drops taken out), not where a person, vehicle or animal was found. Answers where a flag was
- * found fluttering: what moves there is the cloth.
+ * drops taken out), not where a person, vehicle or animal was found, and no plant where the
+ * classifier saw a web. Answers where a flag was found fluttering: what moves there is the cloth.
  */
 export function weather(scores: Scores, frames: FrameFindings[], pattern: MotionPattern, judge: Judge): { flagPlace?: Box } {
   raise(scores, 'rain', rainScore(pattern));
@@ -821,7 +831,10 @@ export function weather(scores: Scores, frames: FrameFindings[], pattern: Motion
   const flags = frames.flatMap((f) => (f.flags ?? []).filter((s) => !birdOfAFlock(s, f.t, frames, pattern.aspect ?? 1)));
   const flagAt = (place: Box) => Math.max(scores.flag ?? 0, ...flags.filter((s) => covered(s.box, place) >= FLAG_OWN).map((s) => s.score));
   const sway = swayScores(pattern.sway, MOTION_GRID, explained, flagAt, judge.threshold('flag'));
-  if (sway.plant > 0) raise(scores, 'plant', eitherOf(scores.plant ?? 0, sway.plant));
+  // the wind moves a web as it moves leaves: where the classifier named a web, no plant sways
+  const webs = webViews(frames, judge);
+  const foliage = webs.length ? swayScores(pattern.sway, MOTION_GRID, [...explained, ...webs], flagAt, judge.threshold('flag')).plant : sway.plant;
+  if (foliage > 0) raise(scores, 'plant', eitherOf(scores.plant ?? 0, foliage));
   raise(scores, 'wind', sway.wind);
   raise(scores, 'flag', sway.flag);
   return sway.flag >= judge.threshold('flag') && sway.flagPlace ? { flagPlace: sway.flagPlace } : {};

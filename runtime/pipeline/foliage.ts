@@ -101,33 +101,52 @@ export function medianOf(values: Float64Array, n: number): number {
 const median = (values: number[]): number => medianOf(Float64Array.from(values), values.length);
 
 /**
+ * The view is cut into PARTS x PARTS parts, each of which says once how the camera moved. A
+ * camera's motion moves every part of the view; a thing moves its own. Where few cells are
+ * textured (a dark view at night, a flat wall, an empty sky), a thing near the lens (a web lit
+ * by the illuminator, a branch) can hold most of those there are, all in its corner: counted
+ * cell by cell it was the camera. Counted part by part, it is the one or two parts it fills.
+ */
+const PARTS = 3;
+
+/**
  * How far the camera itself moved between two samples: the displacement at the frame's corners
- * (px) of a translation, zoom and rotation, each the median over the `trusted` cells (the
- * textured ones) of what their flows say. A shaken, panning or zooming camera moves every cell
- * together; foliage, a flag or a walker move some cells, each its own way, and the medians stay
- * near zero while they cover less than half of the trusted cells. Swappable for any estimate
- * of the camera's motion in px per sample at the motion pass's width.
+ * (px) of a translation, zoom and rotation, each the median of what the parts of the view with
+ * textured (`trusted`) cells say, a part saying the median of its cells' flows. A shaken,
+ * panning or zooming camera moves every part together; foliage, a flag, a walker or a web at
+ * the lens move some, each its own way, and the medians stay near zero while they fill less
+ * than half of the parts. Swappable for any estimate of the camera's motion in px per sample at
+ * the motion pass's width.
  */
 export function cameraMotion(flow: Float32Array, trusted: Uint8Array, map: Pick<CellMap, 'width' | 'height'>, grid: Grid): number {
   const cells = trusted.length;
   const xs = new Float64Array(cells), ys = new Float64Array(cells), zooms = new Float64Array(cells), turns = new Float64Array(cells);
-  let n = 0;
-  for (let c = 0; c < cells; c++) {
-    if (!trusted[c]) continue;
-    const u = flow[c * 2]!, v = flow[c * 2 + 1]!;
-    const X = cellX(c, map, grid), Y = cellY(c, map, grid);
-    const r2 = X * X + Y * Y;
-    xs[n] = u;
-    ys[n] = v;
-    zooms[n] = (u * X + v * Y) / r2;
-    turns[n++] = (v * X - u * Y) / r2;
+  const part = (c: number) => Math.floor(((Math.floor(c / grid.x) * PARTS) / grid.y)) * PARTS + Math.floor(((c % grid.x) * PARTS) / grid.x);
+  const said = Array.from({ length: 4 }, () => new Float64Array(PARTS * PARTS));
+  let parts = 0;
+  for (let p = 0; p < PARTS * PARTS; p++) {
+    let n = 0;
+    for (let c = 0; c < cells; c++) {
+      if (!trusted[c] || part(c) !== p) continue;
+      const u = flow[c * 2]!, v = flow[c * 2 + 1]!;
+      const X = cellX(c, map, grid), Y = cellY(c, map, grid);
+      const r2 = X * X + Y * Y;
+      xs[n] = u;
+      ys[n] = v;
+      zooms[n] = (u * X + v * Y) / r2;
+      turns[n++] = (v * X - u * Y) / r2;
+    }
+    if (!n) continue;
+    [xs, ys, zooms, turns].forEach((values, k) => (said[k]![parts] = medianOf(values, n)));
+    parts++;
   }
-  const [a, b, zoom, turn] = [medianOf(xs, n), medianOf(ys, n), medianOf(zooms, n), medianOf(turns, n)];
+  if (!parts) return 0;
+  const [a, b, zoom, turn] = said.map((values) => medianOf(values, parts)) as [number, number, number, number];
   // A camera moves the view rigidly: the cells follow the fit better than it moves them. Trees
   // filling the view, leaning together in a gust, have a common part too, but each branch
   // strays from it by more: that is the scene moving, not the camera.
   const strays = xs, moves = ys; // reused
-  n = 0;
+  let n = 0;
   for (let c = 0; c < cells; c++) {
     if (!trusted[c]) continue;
     const X = cellX(c, map, grid), Y = cellY(c, map, grid);

@@ -103,6 +103,23 @@ describe('foliage: local motion, sway and flags', () => {
     expect(cameraMotion(flow, all, map, GRID)).to.be.above(0.5);
   });
 
+  it('cameraMotion: each part of the view says once, so that a thing filling the few textured cells of a dark view is not the camera', () => {
+    // A dark view at night: flat but for a web lit at the lens, 20 cells in its corner, and a few
+    // cells of the scene elsewhere, one in each of four other parts.
+    const cells = GRID.x * GRID.y;
+    const web = (c: number) => c % GRID.x < 4 && Math.floor(c / GRID.x) >= 4;
+    const scene = [1, 6, 11, 4 * GRID.x + 6];
+    const trusted = new Uint8Array(cells).map((_, c) => (web(c) || scene.includes(c) ? 1 : 0));
+    const flow = new Float32Array(cells * 2);
+    for (let c = 0; c < cells; c++) if (web(c)) flow[c * 2] = 1; // the web swings; the scene stays
+    expect(trusted.filter((t, c) => t && web(c)).length).to.be.above(2 * scene.length); // most of the textured cells
+    expect(cameraMotion(flow, trusted, map, GRID)).to.equal(0);
+    // the same view panned: every part moves
+    flow.fill(0);
+    for (let c = 0; c < cells; c++) flow[c * 2] = 1;
+    expect(cameraMotion(flow, trusted, map, GRID)).to.be.above(0.9);
+  });
+
   it('the flow error follows the noise and the texture: a noisy flat sky cannot see MOVED, textured leaves can', () => {
     expect(3 * flowError(1.2, 2, 24)).to.be.above(0.05);
     expect(3 * flowError(1.2, 24, 24)).to.be.below(0.05);
@@ -314,7 +331,7 @@ describe('foliage: local motion, sway and flags', () => {
 });
 
 describe('foliage in the decision', () => {
-  const manifest = rulesManifest({ person: 0.55, plant: 0.4, flag: 0.4 });
+  const manifest = rulesManifest({ person: 0.55, plant: 0.4, flag: 0.4, web: 0.4 });
   const cells = () => new Uint8Array(GRID.x * GRID.y);
   const crown = gridBlock(1, 1, 5, 4);
   const sway = describeSway(cellMotion(40, (c, t) => (crown(c) ? [0.3 * Math.cos(t + c), 0.1 * Math.sin(t)] : [0, 0])), 10);
@@ -337,6 +354,16 @@ describe('foliage in the decision', () => {
     expect(d.risk).to.equal('safe');
     const sure: Detection = { label: 'person', score: 0.9, box: { x: 0.2, y: 0.2, w: 0.05, h: 0.1 } };
     expect(decide([frame(0, [sure]), frame(2, [sure])], pattern, manifest).labels).to.include('person');
+  });
+
+  it('the classifier saw a web in the view where it sways: web and wind, no plant; a web seen elsewhere leaves the crown a plant', () => {
+    const webSeen = (framing: FrameFindings['framing']): FrameFindings => ({ ...frame(2), scores: { web: 0.7 }, framing });
+    const d = decide([frame(0), webSeen({ x: 0, y: 0, w: 0.6, h: 0.7 })], pattern, manifest);
+    expect(d.labels).to.include.members(['web', 'wind']);
+    expect(d.labels).to.not.include('plant');
+    expect(d.risk).to.equal('safe');
+    const apart = decide([frame(0), webSeen({ x: 0.6, y: 0.6, w: 0.4, h: 0.4 })], pattern, manifest);
+    expect(apart.labels).to.include.members(['web', 'plant', 'wind']);
   });
 
   it('a person found where it sways: the motion is the person, no foliage', () => {

@@ -349,3 +349,134 @@ export async function snowAtNightClip(scene: string, out: string, options: Night
     },
   }, out);
 }
+
+export interface WebOptions {
+  /** loose threads hanging from the camera's hood across the view */
+  threads?: number;
+  /** an orb web strung in a corner of the view as well */
+  orb?: boolean;
+  /** how far the breeze swings a thread's middle, px of the 1280 px view */
+  swing?: number;
+  /** the silk's blur (out of focus a few centimetres from the lens), sigma in px of the 1280 px view */
+  blur?: number;
+  /** what the illuminator adds along a thread, gray levels */
+  level?: number;
+  /** the scene moves as its clip does (a walker through the view) instead of its first frame held */
+  moving?: boolean;
+  seconds?: number;
+  width?: number;
+  height?: number;
+  fps?: number;
+  seed?: number;
+}
+
+type Point = [number, number];
+
+/**
+ * A spider's silk at the lens at night, as an infrared camera sees it: the illuminator beside the
+ * lens lights threads a few centimetres from it far brighter than the scene, and out of focus a
+ * thread finer than a hair is a soft glowing line many pixels wide. Loose threads hang from the
+ * camera's hood in a sag to the edge of the view or end free, and swing in the breeze: a slow
+ * pendulum (0.3 to 1 Hz) stirred by gusts, the free end furthest. An orb web strung in a corner
+ * (spokes from a hub, an uneven spiral on them, some of it broken) sways as a whole, most at its
+ * rim. Each is smeared along its way within the exposure (half the frame interval). The scene is
+ * `scene` as an infrared camera sees it at night (infraredClip).
+ */
+export async function webAtLensClip(scene: string, out: string, options: WebOptions = {}): Promise<string> {
+  const { threads = 2, orb = false, swing = 60, blur = 6, level = 110, moving = false, seconds = 8, width = 1280, height = 720, fps = 10, seed = 21 } = options;
+  const views = await grayFrames(scene, width, height, fps, moving ? undefined : 1);
+  const random = seeded(seed);
+  const gauss = gaussian(random);
+  const k = width / 1280;
+  const hanging = Array.from({ length: threads }, () => {
+    const x = width * (0.1 + 0.8 * random());
+    const free = random() < 0.5;
+    const end: Point = free ? [x + (random() - 0.5) * width * 0.3, height * (0.4 + 0.5 * random())] : [random() < 0.5 ? 0 : width, height * (0.3 + 0.6 * random())];
+    return { from: [x, 0] as Point, end, free, sag: [(random() - 0.5) * 200 * k, (80 + 120 * random()) * k] as Point, hz: 0.3 + 0.7 * random(), phase: 2 * Math.PI * random(), level: level * (0.7 + 0.6 * random()) };
+  });
+  const hub: Point = [width * (random() < 0.5 ? 0.12 : 0.88), height * (random() < 0.5 ? 0.15 : 0.85)];
+  const rim = height * 0.35;
+  const silk: Array<[Point, Point]> = []; // the orb web about its hub
+  if (orb) {
+    const spokes = 14;
+    for (let i = 0; i < spokes; i++) {
+      const angle = (2 * Math.PI * i) / spokes + 0.1 * gauss();
+      silk.push([[0, 0], [Math.cos(angle) * rim, Math.sin(angle) * rim]]);
+    }
+    const turns = 9;
+    let last: Point | undefined;
+    for (let a = 0; a < 2 * Math.PI * turns; a += 0.2) {
+      const r = rim * (0.1 + (0.9 * a) / (2 * Math.PI * turns)) * (1 + 0.04 * gauss());
+      const p: Point = [Math.cos(a) * r, Math.sin(a) * r];
+      if (last && random() > 0.12) silk.push([last, p]);
+      last = p;
+    }
+  }
+  // Silk is drawn sharp, then blurred (out of focus): along a line of light `per` a px of its
+  // length, a Gaussian of sigma s peaks at per / (sqrt(2 pi) s): `per` is set for `level` there.
+  const sigma = blur * k;
+  const perLevel = Math.sqrt(2 * Math.PI) * sigma;
+  const steps = 4;
+  const drawLine = (light: Float32Array, p: Point, q: Point, per: number) => {
+    const n = Math.max(1, Math.ceil(Math.hypot(q[0] - p[0], q[1] - p[1])));
+    const each = (per * Math.hypot(q[0] - p[0], q[1] - p[1])) / n;
+    for (let i = 0; i < n; i++) {
+      const x = Math.round(p[0] + ((q[0] - p[0]) * (i + 0.5)) / n), y = Math.round(p[1] + ((q[1] - p[1]) * (i + 0.5)) / n);
+      if (x >= 0 && x < width && y >= 0 && y < height) light[y * width + x]! += each;
+    }
+  };
+  let gust = 0;
+  return encodeFrames({
+    width, height, fps, frames: Math.round(seconds * fps),
+    async frame(i) {
+      const light = new Float32Array(width * height);
+      gust = 0.9 * gust + 0.3 * gauss(); // the breeze's gusts, changing over a second or so
+      for (let s = 0; s < steps; s++) {
+        const t = (i + s / (2 * steps)) / fps;
+        for (const h of hanging) {
+          const swung = swing * k * (Math.sin(2 * Math.PI * h.hz * t + h.phase) + 0.5 * gust);
+          const middle: Point = [(h.from[0] + h.end[0]) / 2 + h.sag[0] + swung, (h.from[1] + h.end[1]) / 2 + h.sag[1]];
+          const end: Point = h.free ? [h.end[0] + 1.5 * swung, h.end[1]] : h.end;
+          let last = h.from;
+          for (let u = 1; u <= 40; u++) {
+            const v = u / 40; // along the sag, a quadratic Bezier through `middle`'s pull
+            const p: Point = [(1 - v) ** 2 * h.from[0] + 2 * v * (1 - v) * middle[0] + v * v * end[0], (1 - v) ** 2 * h.from[1] + 2 * v * (1 - v) * middle[1] + v * v * end[1]];
+            drawLine(light, last, p, (h.level * perLevel) / steps);
+            last = p;
+          }
+        }
+        if (orb) {
+          const swayed = 0.4 * swing * k * (Math.sin(2 * Math.PI * 0.5 * t) + 0.5 * gust);
+          const at = (p: Point): Point => [hub[0] + p[0] + swayed * (0.3 + Math.hypot(p[0], p[1]) / rim), hub[1] + p[1] + 0.3 * swayed];
+          for (const [p, q] of silk) drawLine(light, at(p), at(q), (0.6 * level * perLevel) / steps);
+        }
+      }
+      gaussianBlur(light, width, height, sigma);
+      return infraredFrame(views[moving ? i % views.length : 0]!, gauss, light);
+    },
+  }, out);
+}
+
+/** Blurs `light` in place by a Gaussian of `sigma` px, as three box blurs each way (within a few percent of it). */
+function gaussianBlur(light: Float32Array, width: number, height: number, sigma: number): void {
+  const radius = Math.max(1, Math.round((Math.sqrt(4 * sigma * sigma + 1) - 1) / 2)); // three boxes of 2r+1: variance 3((2r+1)^2-1)/12 = sigma^2
+  const line = new Float32Array(Math.max(width, height));
+  const pass = (count: number, length: number, index: (line: number, at: number) => number) => {
+    for (let l = 0; l < count; l++) {
+      for (let i = 0; i < length; i++) line[i] = light[index(l, i)]!;
+      for (let box = 0; box < 3; box++) {
+        let sum = 0;
+        const out = new Float32Array(length);
+        for (let i = -radius; i < length + radius; i++) {
+          sum += i + radius < length ? line[i + radius]! : 0;
+          if (i - radius - 1 >= 0) sum -= line[i - radius - 1]!;
+          if (i >= 0 && i < length) out[i] = sum / (2 * radius + 1);
+        }
+        line.set(out);
+      }
+      for (let i = 0; i < length; i++) light[index(l, i)] = line[i]!;
+    }
+  };
+  pass(height, width, (y, x) => y * width + x);
+  pass(width, height, (x, y) => y * width + x);
+}

@@ -479,3 +479,56 @@ export async function flagClip(out: string, options: FoliageOptions & { cloth?: 
   };
   return encode(out, width, height, fps, frames());
 }
+
+export interface InsectOnDomeOptions {
+  /** the blot's half length, px of the view (out of focus on the dome: large and soft) */
+  radius?: number;
+  /** how much light its body holds back at its middle (0..1: out of focus, never all) */
+  shade?: number;
+  width?: number;
+  height?: number;
+  fps?: number;
+  seed?: number;
+}
+
+/**
+ * A fly walking on a dome camera's cover by day, over a real clip: a centimetre from the lens it
+ * is far out of focus, a soft dark blot longer than wide that holds back part of the light of
+ * what lies behind it (it never hides it). It walks in starts and stops, turning as it goes, its
+ * outline wobbling with its legs while it walks, and never leaves the view. What the clip shows
+ * goes on behind it.
+ */
+export async function insectOnDomeClip(clip: string, out: string, options: InsectOnDomeOptions = {}): Promise<string> {
+  const { radius = 60, shade = 0.6, width = 1280, height = 720, fps = 10, seed = 3 } = options;
+  const frames = await decode(clip, width, height, fps);
+  const rand = random(seed);
+  let x = width * 0.3, y = height * 0.4, heading = rand() * 2 * Math.PI, walking = true;
+  const step = (4 * radius) / fps; // about two of its lengths a second while it walks
+  const blotted = function* () {
+    for (let n = 0; n < frames.length; n++) {
+      if (rand() < 0.1) walking = !walking; // a few steps, a pause, on again
+      if (walking) {
+        heading += (rand() - 0.5) * 1.2;
+        x += Math.cos(heading) * step;
+        y += Math.sin(heading) * step;
+      }
+      if (x < radius || x > width - radius) heading = Math.PI - heading;
+      if (y < radius || y > height - radius) heading = -heading;
+      x = Math.min(width - radius, Math.max(radius, x));
+      y = Math.min(height - radius, Math.max(radius, y));
+      const wobble = walking ? 0.1 * Math.sin(n * 2.5) : 0;
+      const frame = Buffer.from(frames[n]!);
+      const c = Math.cos(heading), s = Math.sin(heading);
+      for (let yy = Math.max(0, Math.floor(y - 2 * radius)); yy < Math.min(height, y + 2 * radius); yy++) {
+        for (let xx = Math.max(0, Math.floor(x - 2 * radius)); xx < Math.min(width, x + 2 * radius); xx++) {
+          const u = ((xx - x) * c + (yy - y) * s) / (radius * 1.3), v = (-(xx - x) * s + (yy - y) * c) / (radius * (0.8 + wobble));
+          const a = shade * Math.exp(-1.5 * (u * u + v * v));
+          const p = (yy * width + xx) * 3;
+          for (let k = 0; k < 3; k++) frame[p + k] = Math.round(frame[p + k]! * (1 - a) + 15 * a);
+        }
+      }
+      yield frame;
+    }
+  };
+  return encode(out, width, height, fps, blotted());
+}

@@ -489,10 +489,10 @@ export async function analyseMotion(
   }
   let movers: SmallMovers | undefined;
   let released = false;
-  // where rain or snow falls, the drops are taken out before small things are followed
+  // where drops are seen (rain or snow, or too few for it), they are taken out before small things are followed
   const smallMovers = () => {
     if (released) throw new Error('the motion analysis was released: its small movers can no longer be followed');
-    return (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling: falling ? dropLight(precipitation) : undefined }));
+    return (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling: drops ? dropLight(precipitation) : undefined }));
   };
   const release = () => {
     if (released) return;

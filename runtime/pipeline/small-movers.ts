@@ -620,10 +620,11 @@ export function followedScore(seconds: number): number {
 
 /**
  * Follows the small things that move through the view and keeps those that move as creatures
- * do. `masked` pixels (the camera's masks) never count. `falling`: rain or snow was seen, its
- * drops doing this to what they cross; the drops are taken out first (derained), a track seen
- * throughout while it hops does not count, and a creature also got where it went a step at a
- * time (what else moves is a traveller to look at).
+ * do. `masked` pixels (the camera's masks) never count. `falling`: drops were seen (rain or
+ * snow, or too few over the view for it: light snow at night), doing this to what they cross;
+ * the drops are taken out first (derained), a track seen throughout while it hops does not
+ * count, and a creature also got where it went a step at a time (what else moves is a
+ * traveller to look at).
  */
 export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight } = {}): SmallMovers {
   // The background lies within each pixel's range over the frames, so only a pixel ranging over

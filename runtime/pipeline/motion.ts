@@ -492,7 +492,9 @@ export async function analyseMotion(
   // where drops are seen (rain or snow, or too few for it), they are taken out before small things are followed
   const smallMovers = () => {
     if (released) throw new Error('the motion analysis was released: its small movers can no longer be followed');
-    return (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, { falling: drops ? dropLight(precipitation) : undefined }));
+    return (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, {
+      falling: drops ? dropLight(precipitation) : undefined, flakes: precipitation.flakeSpread > precipitation.streakSpread,
+    }));
   };
   const release = () => {
     if (released) return;

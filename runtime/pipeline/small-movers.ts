@@ -75,7 +75,11 @@ export interface SmallMovers {
   moved?: MoverTrack[];
   /** 0..1: how sure the evidence makes a creature, 0 when there is none */
   score: number;
-  /** in rain or snow, how the drops were taken out (derained): closer looks take them out the same way */
+  /**
+   * in rain or snow, how closer looks take the drops out (derained): as the small movers were
+   * followed, but in snow (followed with its flakes taken out as their light says) as the quieter
+   * background says
+   */
   derainedAs?: DropLight;
 }
 
@@ -599,8 +603,14 @@ function derained(frames: FineFrame[], light: DropLight): FineFrame[] {
  * cover a third of the view a frame the median keeps a third of them (heavy rain lit at night:
  * a noise of 10 gray levels against 3 for the darkest of three); where they are sparse (a
  * drizzle) both take them out, and the median leaves more of a walker lit by the illuminator.
+ * `flakes` (snow: drops seen as flakes more than as streaks) are taken out as their light says,
+ * whatever the noise: a flake falls at about 1 m/s (a raindrop at 5 to 9) and goes little more
+ * than its own blurred width between these frames, so it covers a pixel in two frames of three
+ * and the median keeps it, where the darkest of three keeps a pixel lit only if flakes covered
+ * it in all three. Light snow at night kept so filled every frame with blobs, and a far walker
+ * among them was never followed.
  */
-function withoutRain(frames: FineFrame[], falling: DropLight | undefined): { frames: FineFrame[]; bg: Uint8Array; noise: number; light?: DropLight } {
+function withoutRain(frames: FineFrame[], falling: DropLight | undefined, flakes: boolean): { frames: FineFrame[]; bg: Uint8Array; noise: number; light?: DropLight } {
   const measured = (light: DropLight | undefined) => {
     const taken = light ? derained(frames, light) : frames;
     if (taken.length < MIN_SIGHTINGS) return { frames: taken, bg: new Uint8Array(0), noise: 0, light };
@@ -610,7 +620,11 @@ function withoutRain(frames: FineFrame[], falling: DropLight | undefined): { fra
   if (falling === undefined || falling === 'either') return measured(falling);
   const median = measured('either');
   const extreme = measured(falling);
-  return extreme.noise < median.noise ? extreme : median;
+  const quieter = extreme.noise < median.noise ? extreme : median;
+  // snow's small movers are followed with its flakes taken out as their light says; the looks
+  // take them out as the quieter background says (what they frame can be a car or a near walker,
+  // which goes its own width in a fifth of a second: its darkest over it is a ghost)
+  return flakes ? { ...extreme, light: quieter.light } : quieter;
 }
 
 /** How sure a small mover makes an animal: surer the longer it was followed, 0.6 for the shortest track that counts, up to 0.9 over 4 s. */
@@ -622,16 +636,16 @@ export function followedScore(seconds: number): number {
  * Follows the small things that move through the view and keeps those that move as creatures
  * do. `masked` pixels (the camera's masks) never count. `falling`: drops were seen (rain or
  * snow, or too few over the view for it: light snow at night), doing this to what they cross;
- * the drops are taken out first (derained), a track seen throughout while it hops does not
- * count, and a creature also got where it went a step at a time (what else moves is a
- * traveller to look at).
+ * `flakes`: they are snow's. The drops are taken out first (derained), a track seen throughout
+ * while it hops does not count, and a creature also got where it went a step at a time (what
+ * else moves is a traveller to look at).
  */
-export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight } = {}): SmallMovers {
+export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight; flakes?: boolean } = {}): SmallMovers {
   // The background lies within each pixel's range over the frames, so only a pixel ranging over
   // MIN_DELTA can stand out of it, and a mover stands out in two places at least (it goes its own
   // length): with fewer, a still view (an empty room, a parked scene) has nothing to follow.
   if (clipFrames.length < MIN_SIGHTINGS || pixelsRanging(clipFrames.map((f) => f.gray), width * height, MIN_DELTA, masked) < 2) return { creatures: [], travellers: [], faint: [], score: 0 };
-  const { frames, bg, noise, light } = withoutRain(clipFrames, options.falling);
+  const { frames, bg, noise, light } = withoutRain(clipFrames, options.falling, options.flakes ?? false);
   const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0, ...(light ? { derainedAs: light } : {}) };
   if (frames.length < MIN_SIGHTINGS) return none;
   const pixels = width * height;

@@ -11,7 +11,7 @@ import { inView } from './camera-path.js';
 import type { Sighting } from './decoders.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
 import { followedScore, type MoverTrack, type SmallMovers } from './small-movers.js';
-import { precipitationScore } from './precipitation.js';
+import { precipitationScore, snowSeen } from './precipitation.js';
 
 /** What the networks made of one chosen frame. */
 export interface FrameFindings {
@@ -140,7 +140,7 @@ export function rainScore(p: MotionPattern): number {
  * is behind it where a raindrop hides a thin line, and the detector does not see through flakes as
  * it sees through lighter rain.
  */
-export const snowing = (p: MotionPattern): boolean => p.flakes > p.streaks;
+export const snowing = (p: MotionPattern): boolean => snowSeen({ streakSpread: p.streaks, flakeSpread: p.flakes });
 
 /** Rain or snow seen in the clip: its score at the `rain` label's threshold. */
 const rainSeen = (p: MotionPattern, judge: Judge): boolean => rainScore(p) >= judge.threshold('rain');

@@ -11,7 +11,7 @@ import { cellGroups, smallGroups } from './cell-groups.js';
 import { dropWindow, medianFrame, pixelsRanging, withoutDrops, type DropLight } from './pixel-median.js';
 import { CopyNotWritten, DECODE_THREADS, readFrameSets, readSparseGrays, scaledSize } from './frames.js';
 import { findSmallMovers, type FineFrame, type SmallMovers } from './small-movers.js';
-import { backToBack, dropLight, dropsSeen, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, type PrecipitationEvidence } from './precipitation.js';
+import { backToBack, dropLight, dropsSeen, PRECIPITATION_WIDTH, PrecipitationTracker, precipitationSchedule, precipitationScore, scheduleSelect, snowSeen, type PrecipitationEvidence } from './precipitation.js';
 import { cellTexture, describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 import { inView, viewPath, type ViewOffset } from './camera-path.js';
 import { inFrame } from './boxes.js';
@@ -493,7 +493,7 @@ export async function analyseMotion(
   const smallMovers = () => {
     if (released) throw new Error('the motion analysis was released: its small movers can no longer be followed');
     return (movers ??= findSmallMovers(fineFrames, fine.width, fine.height, fineMasked, {
-      falling: drops ? dropLight(precipitation) : undefined, flakes: precipitation.flakeSpread > precipitation.streakSpread,
+      falling: drops ? dropLight(precipitation) : undefined, flakes: snowSeen(precipitation),
     }));
   };
   const release = () => {

@@ -1042,6 +1042,14 @@ export function dropsSeen(e: Pick<PrecipitationEvidence, 'streakSpread' | 'flake
   return precipitationScore(e) > 0 || (Math.max(e.streakSpread, e.flakeSpread) >= PRECIPITATION_SPREAD / 2 && e.repeat < FLICKER);
 }
 
+/**
+ * Snow: of what fell, flakes were seen over more of the view than streaks (a flake is a blob a
+ * few pixels across that falls slowly; a raindrop a thin streak).
+ */
+export function snowSeen(e: Pick<PrecipitationEvidence, 'streakSpread' | 'flakeSpread'>): boolean {
+  return e.flakeSpread > e.streakSpread;
+}
+
 /** Drops with at least this share of their area brighter (or darker) than the samples either side brighten (or darken) what they cross. */
 const DROPS_ONE_WAY = 0.75;
 

@@ -204,23 +204,34 @@ const histogram = new Uint32Array(256);
 
 /**
  * How much a pixel must change from `prev` to `cur` to have moved: PIXEL_DELTA where `prev` is
- * exposed as by day; in an underexposed view (EXPOSED; masked pixels, held at 0, count as dark)
- * in proportion to its median, down to DELTA_FLOOR and DELTA_NOISE times the difference's noise
- * (sigma from its lower quartile, over that of a Gaussian: it holds while most of the view
- * changes, as precipitation.ts's transientMap reads it). The light is read off every 4th pixel,
- * the noise off every other: a view's exposure and grain are the same all over it.
+ * exposed as by day, less in an underexposed view (changeDelta).
  */
 export function movedDelta(prev: Uint8Array, cur: Uint8Array): number {
+  return changeDelta(PIXEL_DELTA, prev, cur);
+}
+
+/**
+ * How much a pixel must change from `prev` to `cur` to count: `full` where `prev` is exposed as
+ * by day; in an underexposed view (EXPOSED; masked pixels, held at 0, count as dark) in
+ * proportion to its median, down to DELTA_FLOOR and DELTA_NOISE times the difference's noise
+ * (sigma from its lower quartile, over that of a Gaussian: it holds while most of the view
+ * changes, as precipitation.ts's transientMap reads it; without `cur`, the light's share
+ * alone). The light is read off every 4th pixel, the noise off every other: a view's exposure
+ * and grain are the same all over it.
+ */
+function changeDelta(full: number, prev: Uint8Array, cur?: Uint8Array): number {
   histogram.fill(0);
   let counted = 0;
   for (let i = 0; i < prev.length; i += 4, counted++) histogram[prev[i]!]++;
   const median = histogramLevel(histogram, counted, 0.5);
-  if (median >= EXPOSED) return PIXEL_DELTA;
+  if (median >= EXPOSED) return full;
+  const lit = Math.min(full, Math.max(DELTA_FLOOR, (full * median) / EXPOSED));
+  if (!cur) return lit;
   histogram.fill(0);
   counted = 0;
   for (let i = 0; i < prev.length; i += 2, counted++) histogram[Math.abs(cur[i]! - prev[i]!)]++;
   const noise = histogramLevel(histogram, counted, 0.25) / ABS_GAUSSIAN_QUARTILE;
-  return Math.min(PIXEL_DELTA, Math.max(DELTA_FLOOR, DELTA_NOISE * noise, (PIXEL_DELTA * median) / EXPOSED));
+  return Math.min(full, Math.max(lit, DELTA_NOISE * noise));
 }
 
 function compare(prev: Uint8Array, cur: Uint8Array, grid: PixelGrid): Omit<MotionSample, 't'> {
@@ -275,7 +286,9 @@ function activeCells(mask: Uint8Array, grid: PixelGrid): Uint8Array {
  * where that is over LIGHT_CHANGE of the grid (a change of light). `mask` is scratch.
  */
 function backgroundCells(frame: Uint8Array, background: Uint8Array, mask: Uint8Array, grid: PixelGrid): Uint8Array {
-  for (let i = 0; i < mask.length; i++) mask[i] = Math.abs(frame[i]! - background[i]!) > BACKGROUND_DELTA ? 1 : 0;
+  // a dim view shows what stands out as it shows what moves: at its light (changeDelta)
+  const delta = changeDelta(BACKGROUND_DELTA, background, frame);
+  for (let i = 0; i < mask.length; i++) mask[i] = Math.abs(frame[i]! - background[i]!) > delta ? 1 : 0;
   const specks = findSpecks(mask, grid.width, grid.height);
   for (let i = 0; i < mask.length; i++) if (specks[i]) mask[i] = 0;
   const cells = activeCells(mask, grid);
@@ -475,10 +488,11 @@ export async function analyseMotion(
   // the clip's background: what stays in place outvotes what passes (foreground, foliage's texture)
   let background: Uint8Array | undefined;
   const backgroundOf = () => (kept.length >= 3 ? (background ??= medianFrame(kept.map((k) => k.frame), BACKGROUND_FRAMES)) : undefined);
-  // A median lies within each pixel's range over the frames: where no pixel ranges over
-  // BACKGROUND_DELTA (a still view), nothing stands out of the background, and a dry clip's
-  // samples keep their regions as they are (no background is taken for that).
-  if (falling || pixelsRanging(kept.map((k) => k.frame), width * height, BACKGROUND_DELTA) > 0) addForeground(kept, grid, falling, backgroundOf());
+  // A median lies within each pixel's range over the frames: where no pixel ranges over what
+  // stands out at the view's light (a still view), nothing stands out of the background, and a
+  // dry clip's samples keep their regions as they are (no background is taken for that).
+  const ranging = () => pixelsRanging(kept.map((k) => k.frame), width * height, changeDelta(BACKGROUND_DELTA, kept[0]!.frame)) > 0;
+  if (falling || (kept.length > 0 && ranging())) addForeground(kept, grid, falling, backgroundOf());
   const pattern = describePattern(
     samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, drops ? dropLight(precipitation) : 'either'),
     () => { const bg = backgroundOf(); return bg && cellTexture(bg, grid, MOTION_GRID); },

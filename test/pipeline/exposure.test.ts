@@ -9,7 +9,7 @@ import { relit } from '../../runtime/pipeline/light.js';
 import { analyseMotion, movedDelta } from '../../runtime/pipeline/motion.js';
 import { probeClip } from '../../runtime/pipeline/probe.js';
 import { tempDir } from '../support/clips.js';
-import { dimClip } from '../support/night.js';
+import { dimClip, infraredClip, nightViewClip } from '../support/night.js';
 import { media } from '../support/paths.js';
 import { gaussian, seeded } from '../support/random.js';
 import { lightningClip } from '../support/weather.js';
@@ -58,6 +58,19 @@ describe('motion pass exposure', function () {
     const dimmed = await moving(dim);
     expect(byDay).to.be.greaterThan(0);
     expect(dimmed).to.be.greaterThan(0);
+  });
+
+  it('the seated people of the real classroom, filmed by an infrared camera at night, stand out of the background at its light', async () => {
+    const infrared = await infraredClip(media('real/classroom_seated.mp4'), path.join(tempDir('vigil-exposure-'), 'classroom-infrared.mp4'));
+    const motion = await analyseMotion(await probeClip(infrared), new AbortController().signal);
+    expect(motion.pattern.moving).to.equal(true);
+    expect(motion.samples.some((s) => s.foreground.includes(1))).to.equal(true);
+  });
+
+  it('an infrared view where nothing moves but the grain stays still', async () => {
+    const still = await nightViewClip(media('real/indoor_empty_room.mp4'), path.join(tempDir('vigil-exposure-'), 'room-infrared.mp4'), { width: 480, height: 270 });
+    const motion = await analyseMotion(await probeClip(still), new AbortController().signal);
+    expect(motion.pattern.moving).to.equal(false);
   });
 
   it('a light that holds (grain only) leaves the sample before as it is', () => {

@@ -31,9 +31,12 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /**
  * Containers whose header gives each stream's codec and size (ffprobe's format names): MP4 and
- * QuickTime, Matroska and WebM, AVI. A transport stream's are found by reading its packets.
+ * QuickTime, AVI. A transport stream's are found by reading its packets. Matroska and WebM
+ * describe theirs too, but ffmpeg's demuxer opened without probing cannot seek in them ("Cannot
+ * determine format of input stream 0:0 after EOF"), and a large clip's chosen frames are decoded
+ * again from where they are.
  */
-const DESCRIBING_CONTAINERS = [/^mov,/, /^matroska/, /^avi$/];
+const DESCRIBING_CONTAINERS = [/^mov,/, /^avi$/];
 
 export async function probeClip(file: string, signal?: AbortSignal): Promise<ClipInfo> {
   const run = await ffprobe(file, signal);

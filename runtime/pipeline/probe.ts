@@ -19,6 +19,20 @@ interface ProbeStream {
   duration?: string;
   start_time?: string;
   disposition?: { attached_pic?: number };
+  /** a phone's or a turned camera's rotation, as older writers tag it */
+  tags?: { rotate?: string };
+  /** ...and as a display matrix, which ffprobe reads out as degrees */
+  side_data_list?: Array<{ rotation?: number }>;
+}
+
+/**
+ * Whether the stream is shown turned a quarter: a phone held upright stores its frames on
+ * their side and says so. ffmpeg turns the frames as it decodes them (its autorotate), so
+ * what the pipeline sees is the clip as shown, its width and height swapped.
+ */
+function turnedAQuarter(video: ProbeStream): boolean {
+  const degrees = Number(video.tags?.rotate ?? video.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? 0);
+  return Math.abs(Math.round(degrees / 90)) % 2 === 1;
 }
 
 function rate(text: string | undefined): number {
@@ -110,10 +124,11 @@ function describe(file: string, { code, signal, stdout, stderr, timedOut }: Tool
   const fps = rate(video.avg_frame_rate) || rate(video.r_frame_rate);
   const duration = Number(video.duration) || Number(parsed.format?.duration) || 0;
   const nframes = Number(video.nb_frames) || Math.round(duration * fps);
+  const turned = turnedAQuarter(video);
   return {
     path: file,
-    width: video.width,
-    height: video.height,
+    width: turned ? video.height : video.width,
+    height: turned ? video.width : video.height,
     duration: round3(duration),
     fps: round3(fps),
     nframes,

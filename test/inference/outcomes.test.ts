@@ -205,6 +205,21 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.be.oneOf(['intrusion', 'danger']);
   });
 
+  // A phone held upright stores its frames on their side and tags the clip to be turned when
+  // shown; ffmpeg turns them as it decodes. Taken at the stored size, every frame was squeezed
+  // into the other shape, and the corridor's two walkers came out an animal, safe.
+  it('the corridor filmed by a phone held upright, its frames stored on their side: the walkers found, the clip sized as shown', async () => {
+    const sideways = path.join(dir, 'corridor-sideways.mp4');
+    await ffmpeg(['-i', real('corridor_two_walkers.mp4'), '-vf', 'transpose=clock', '-c:v', 'libx264', '-an', sideways]);
+    const upright = path.join(dir, 'corridor-phone.mp4');
+    await ffmpeg(['-i', sideways, '-c', 'copy', '-metadata:s:v:0', 'rotate=90', upright]);
+    const r = await classify(upright);
+    expect(r.labels).to.include('person');
+    expect(r.risk).to.equal('intrusion');
+    expect([r.video.specs['original.width'], r.video.specs['original.height']]).to.deep.equal([480, 270]);
+    expect(r.video.specs.width / r.video.specs.height).to.be.closeTo(480 / 270, 0.02);
+  });
+
   // Standing water on the lot, on either side of the lane the car drives down (it would cover the rings)
   const puddles = [{ x: 0, y: 0.35, w: 0.24, h: 0.6 }, { x: 0.76, y: 0.1, w: 0.24, h: 0.55 }];
   it('rain landing on puddles of the parking lot, its drops unseen in the air: the rings are no sway (no plant or wind), the car still found', async () => {

@@ -1,6 +1,7 @@
 // What ffprobe says of a clip, with the real ffprobe and ffmpeg.
 import path from 'node:path';
 import { expect } from 'chai';
+import sharp from 'sharp';
 import { PipelineError } from '../../runtime/core/errors.js';
 import { probeClip, probeCopied } from '../../runtime/pipeline/probe.js';
 import { ffmpeg, tempDir } from '../support/clips.js';
@@ -41,6 +42,27 @@ describe('probing a clip', () => {
     expect((await probeClip(mkv)).headerDescribed).to.equal(false); // described, but not seekable unprobed
     expect((await probeClip(delayed)).headerDescribed).to.equal(false);
     expect((await probeClip(ts)).headerDescribed).to.equal(false); // its streams are found in its packets
+  });
+
+  it('a clip shown turned a quarter (a phone held upright) is sized as shown, as ffmpeg decodes it', async () => {
+    const dir = tempDir();
+    const sideways = path.join(dir, 'sideways.mp4');
+    await ffmpeg(['-i', original, '-t', '1', '-vf', 'transpose=clock', '-c:v', 'libx264', '-an', sideways]);
+    const direct = await probeClip(original);
+    const stored = await probeClip(sideways);
+    expect([stored.width, stored.height]).to.deep.equal([direct.height, direct.width]);
+    for (const degrees of [90, 270, 180]) {
+      const tagged = path.join(dir, `turned-${degrees}.mp4`);
+      await ffmpeg(['-i', sideways, '-c', 'copy', '-metadata:s:v:0', `rotate=${degrees}`, tagged]);
+      const shown = await probeClip(tagged);
+      const quarter = degrees !== 180;
+      expect([shown.width, shown.height], `${degrees}`).to.deep.equal(quarter ? [direct.width, direct.height] : [stored.width, stored.height]);
+      // the size ffmpeg's frames come out at
+      const frame = path.join(dir, `turned-${degrees}.png`);
+      await ffmpeg(['-i', tagged, '-frames:v', '1', frame]);
+      const { width, height } = await sharp(frame).metadata();
+      expect({ width, height }, `${degrees}`).to.deep.equal({ width: shown.width, height: shown.height });
+    }
   });
 
   it('a file ffmpeg cannot read either is not a readable video, with ffmpeg\'s reason and no path', async () => {

@@ -30,6 +30,8 @@ export interface ClipInfo {
    * decode it without first decoding frames to find either out (frames.ts).
    */
   headerDescribed?: boolean;
+  /** Its frames are interlaced (probe.ts): two fields a field's time apart, deinterlaced as decoded (frames.ts). */
+  interlaced?: boolean;
 }
 
 /** A box in normalised frame coordinates: 0..1 of width and height, origin top-left. */

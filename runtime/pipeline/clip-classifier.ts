@@ -589,7 +589,7 @@ export class ClipClassifier implements Classifier {
     const keys = [...new Set(this.options.models.map(inputKey))];
     // Each sample once, in order, for every choice of it (two looks may share a moment).
     const indices = [...new Set(chosen.map((c) => c.index))].sort((a, b) => a - b);
-    for await (const { index, views: [frame, ...whole] } of readSamples({ input: clip.path, headerDescribed: clip.headerDescribed, source: clip, sizes, fps: SAMPLE_FPS, indices, signal })) {
+    for await (const { index, views: [frame, ...whole] } of readSamples({ input: clip.path, headerDescribed: clip.headerDescribed, interlaced: clip.interlaced, source: clip, sizes, fps: SAMPLE_FPS, indices, signal })) {
       const views = new Map(keys.map((k, j) => [k, whole[j]!]));
       for (const choice of chosen.filter((c) => c.index === index)) yield { frame: frame!, size: detail, choice, whole: views };
     }

@@ -34,6 +34,14 @@ export const DECODE_THREADS = ['-threads', '1'];
  */
 const UNPROBED = ['-nofind_stream_info'];
 
+/**
+ * An interlaced frame holds two fields a field's time apart (20 ms in PAL), line by line: where
+ * something moves its edges comb, thin lines that are there for one frame only, as a drop's
+ * streak is (a car in an analog recorder's 576i came out with `rain` 0.51). yadif makes each
+ * frame one moment, a frame for a frame, and leaves a frame not flagged interlaced as it is.
+ */
+const DEINTERLACE = 'yadif=mode=send_frame:deint=interlaced';
+
 /** A scale filter to width x height (and the output's pixel format) giving the same pixels on every architecture. */
 export function exactScale(width: number, height: number, algorithm: 'bilinear' | 'area' | 'neighbor'): string {
   return `scale=${width}:${height}:flags=${algorithm}+${EXACT_SCALING}`;
@@ -75,6 +83,8 @@ export interface FrameSetRequest {
   inputArgs?: string[];
   /** the input's header describes its video and its time starts at 0 (ClipInfo.headerDescribed): decoded without probing */
   headerDescribed?: boolean;
+  /** the input is interlaced (ClipInfo.interlaced): its frames are deinterlaced first (DEINTERLACE) */
+  interlaced?: boolean;
   /** the same decode also writes this copy of the frames, before `filters` (written whole or not at all) */
   copy?: FrameCopy;
   /**
@@ -151,7 +161,8 @@ export async function* readFrameSets(request: FrameSetRequest): AsyncGenerator<B
   const labels = outputs.map((_, i) => `o${i}`);
   // ffmpeg writes the copy itself: through this process it cost twice the decode's own time.
   const part = copy && `${copy.path}.part`;
-  const graph = (copy ? `[0:v]split=2[main][c];[c]fps=${copy.fps},scale=${copy.width}:${copy.height}:flags=${copy.scaler}[copy];[main]` : '[0:v]') +
+  const input = request.interlaced ? `[0:v]${DEINTERLACE},` : '[0:v]';
+  const graph = (copy ? `${input}split=2[main][c];[c]fps=${copy.fps},scale=${copy.width}:${copy.height}:flags=${copy.scaler}[copy];[main]` : input) +
     `${request.filters},split=${n}${labels.map((l) => `[${l}]`).join('')};` +
     outputs.map((o, i) => `[${labels[i]}]${o.filter}[s${i}]`).join(';');
   const fds = outputs.map((_, i) => (i === 0 ? 1 : i + 2));
@@ -246,6 +257,8 @@ export interface SampleRequest {
   input: string;
   /** as FrameSetRequest's */
   headerDescribed?: boolean;
+  /** as FrameSetRequest's */
+  interlaced?: boolean;
   /** the clip's decoded size (as FrameSetRequest's) */
   source?: { width: number; height: number };
   sizes: Array<{ width: number; height: number }>;
@@ -274,7 +287,7 @@ export async function* readSamples(request: SampleRequest): AsyncGenerator<{ ind
   if (from > 0 && next < indices.length) yield* readSamplesFrom({ ...request, indices: indices.slice(next) }, 0);
 }
 
-async function* readSamplesFrom({ input, headerDescribed, source, sizes, fps, indices, signal }: SampleRequest, from: number): AsyncGenerator<{ index: number; views: Buffer[] }> {
+async function* readSamplesFrom({ input, headerDescribed, interlaced, source, sizes, fps, indices, signal }: SampleRequest, from: number): AsyncGenerator<{ index: number; views: Buffer[] }> {
   const seconds = from / fps;
   const until = indices[indices.length - 1]! / fps + 2 / fps;
   // From a seek, the samples are picked by their time since it: the sampling's first frame need
@@ -282,7 +295,7 @@ async function* readSamplesFrom({ input, headerDescribed, source, sizes, fps, in
   const select = indices.map((index) => (from ? `eq(round(t*${fps})\\,${index - from})` : `eq(n\\,${index})`)).join('+');
   const inputArgs = [...DECODE_THREADS, ...(from ? ['-ss', String(seconds)] : []), '-t', (until - seconds).toFixed(3)];
   let i = 0;
-  for await (const views of readFrameSets({ input, headerDescribed, source, filters: `fps=${fps},select='${select}'`, sizes, signal, inputArgs })) {
+  for await (const views of readFrameSets({ input, headerDescribed, interlaced, source, filters: `fps=${fps},select='${select}'`, sizes, signal, inputArgs })) {
     const index = indices[i++];
     if (index === undefined) break;
     yield { index, views };

@@ -397,7 +397,7 @@ export interface MotionOptions {
  * sizes are for the networks: that decode is a full one, as the chosen frames' own would be.
  */
 export async function analyseMotion(
-  clip: Pick<ClipInfo, 'path' | 'width' | 'height' | 'duration' | 'headerDescribed'> & { fps?: number }, signal: AbortSignal, options: MotionOptions = {},
+  clip: Pick<ClipInfo, 'path' | 'width' | 'height' | 'duration' | 'headerDescribed' | 'interlaced'> & { fps?: number }, signal: AbortSignal, options: MotionOptions = {},
 ): Promise<MotionAnalysis> {
   const { width, height } = scaledSize(clip.width, clip.height, WIDTH);
   const fine = scaledSize(clip.width, clip.height, FINE_WIDTH);
@@ -431,7 +431,7 @@ export async function analyseMotion(
     const onFrame = (buffer: Buffer) => tracker.push(wetSample(buffer));
     const onFine = (frame: Buffer) => fineFrames.push({ t: (fineFrames.length * fineStride) / SAMPLE_FPS, gray: bytesOf(frame) });
     for await (const [gray, ...views] of readFrameSets({
-      input: clip.path, headerDescribed: clip.headerDescribed, gray: { width, height }, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
+      input: clip.path, headerDescribed: clip.headerDescribed, interlaced: clip.interlaced, gray: { width, height }, sizes: keep?.sizes ?? [], source: keep?.source, signal, copy,
       sparseGrays: [
         { ...wet, select: scheduleSelect(schedule), onFrame, pool: finerFrames },
         { ...fine, select: `not(mod(n\\,${fineStride}))`, onFrame: onFine, pool: finerFrames },
@@ -468,7 +468,7 @@ export async function analyseMotion(
     const tracker = new PrecipitationTracker(backToBack(length), (pixels) => finerFrames.give(pixels));
     const onFrame = (buffer: Buffer) => (tracker.seenEnough() ? finerFrames.give(buffer) : tracker.push(wetSample(buffer)));
     await readSparseGrays({
-      input: clip.path, headerDescribed: clip.headerDescribed, signal, filters: `fps=${SAMPLE_FPS}`, inputArgs: [...DECODE_THREADS, ...ROUGH_DECODE],
+      input: clip.path, headerDescribed: clip.headerDescribed, interlaced: clip.interlaced, signal, filters: `fps=${SAMPLE_FPS}`, inputArgs: [...DECODE_THREADS, ...ROUGH_DECODE],
       sparseGrays: [{ ...wet, select: '1', onFrame, pool: finerFrames }],
     }, () => tracker.seenEnough());
     return tracker.evidence();

@@ -18,6 +18,8 @@ interface ProbeStream {
   nb_frames?: string;
   duration?: string;
   start_time?: string;
+  /** progressive, or which field comes first (tt, bb, tb, bt): an interlaced stream */
+  field_order?: string;
   disposition?: { attached_pic?: number };
   /** a phone's or a turned camera's rotation, as older writers tag it */
   tags?: { rotate?: string };
@@ -51,6 +53,9 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000;
  * again from where they are.
  */
 const DESCRIBING_CONTAINERS = [/^mov,/, /^avi$/];
+
+/** ffprobe's field orders of an interlaced stream (top or bottom field first, coded and shown) */
+const INTERLACED = ['tt', 'bb', 'tb', 'bt'];
 
 export async function probeClip(file: string, signal?: AbortSignal): Promise<ClipInfo> {
   const run = await ffprobe(file, signal);
@@ -136,5 +141,6 @@ function describe(file: string, { code, signal, stdout, stderr, timedOut }: Tool
     // ffmpeg shifts a clip's time to start at 0 by what its own probing finds: where it already
     // starts there, the probing only repeats ffprobe's (a few frames decoded, a decoder opened)
     headerDescribed: DESCRIBING_CONTAINERS.some((name) => name.test(format)) && Number(parsed.format?.start_time) === 0 && Number(video.start_time ?? 0) === 0,
+    ...(INTERLACED.includes(video.field_order ?? '') ? { interlaced: true } : {}),
   };
 }

@@ -220,6 +220,18 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.video.specs.width / r.video.specs.height).to.be.closeTo(480 / 270, 0.02);
   });
 
+  // An analog camera's recorder writes interlaced frames: each holds two fields, line by line,
+  // taken a field's time apart, and the turning car's edges comb. Taken as they were, the detector
+  // saw no car (other, safe).
+  it('the lot recorded interlaced, the turning car combed: the car found', async () => {
+    const interlaced = path.join(dir, 'lot-interlaced.mp4');
+    await ffmpeg(['-i', real('lot_car_cyclist_walker.mp4'), '-vf', 'scale=768:432,tinterlace=interleave_top,setfield=tff', '-flags', '+ildct+ilme', '-c:v', 'libx264', '-x264opts', 'tff=1', '-crf', '22', '-an', interlaced]);
+    const r = await classify(interlaced);
+    expect(r.labels).to.include('vehicule');
+    expect(r.labels).to.not.include('rain');
+    expect(r.risk).to.equal('intrusion');
+  });
+
   // Standing water on the lot, on either side of the lane the car drives down (it would cover the rings)
   const puddles = [{ x: 0, y: 0.35, w: 0.24, h: 0.6 }, { x: 0.76, y: 0.1, w: 0.24, h: 0.55 }];
   it('rain landing on puddles of the parking lot, its drops unseen in the air: the rings are no sway (no plant or wind), the car still found', async () => {

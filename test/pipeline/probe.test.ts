@@ -65,6 +65,13 @@ describe('probing a clip', () => {
     }
   });
 
+  it('an interlaced clip is known as one (it is deinterlaced as decoded), a progressive one is not', async () => {
+    const interlaced = path.join(tempDir(), 'interlaced.mp4');
+    await ffmpeg(['-i', original, '-t', '1', '-vf', 'scale=480:272,tinterlace=interleave_top,setfield=tff', '-flags', '+ildct+ilme', '-c:v', 'libx264', '-x264opts', 'tff=1', '-an', interlaced]);
+    expect((await probeClip(interlaced)).interlaced).to.equal(true);
+    expect((await probeClip(original)).interlaced).to.equal(undefined);
+  });
+
   it('a file ffmpeg cannot read either is not a readable video, with ffmpeg\'s reason and no path', async () => {
     let error: unknown;
     try {

@@ -30,6 +30,11 @@ export interface ClipInfo {
    * decode it without first decoding frames to find either out (frames.ts).
    */
   headerDescribed?: boolean;
+  /**
+   * The size its frames are decoded at, where its pixels are not square and it is shown wider or
+   * narrower (probe.ts): width and height above are the size shown.
+   */
+  decoded?: { width: number; height: number };
   /** Its frames are interlaced (probe.ts): two fields a field's time apart, deinterlaced as decoded (frames.ts). */
   interlaced?: boolean;
 }

@@ -81,6 +81,8 @@ const DETAIL_WIDTH = 1280;
  * than that), whatever the camera's resolution. Sized in the camera's pixels, a 1080p or 4K
  * camera's regions came out tighter around the same scene than a 720p one's.
  */
+/** The size the clip's frames come out of the decoder at, before any scaling: its size shown, unless its pixels are not square. */
+const decodedSize = (clip: ClipInfo) => clip.decoded ?? { width: clip.width, height: clip.height };
 const detailOf = (clip: ClipInfo) => scaledSize(clip.width, clip.height, DETAIL_WIDTH);
 
 /** The side in pixels of a view the networks ran on: a square region, or the whole frame (its longer side). */
@@ -129,7 +131,7 @@ export class ClipClassifier implements Classifier {
     // The motion pass decodes every frame: the copy rides on it, and a small clip's samples are kept for the networks.
     const sizes = this.frameSizes(clip);
     const samplesBytes = (Math.ceil(clip.duration * SAMPLE_FPS) + 1) * sizes.reduce((sum, s) => sum + s.width * s.height * 3, 0);
-    const keep = clip.duration > 0 && samplesBytes <= KEEP_SAMPLES_BYTES ? { sizes, source: clip, maxBytes: KEEP_SAMPLES_BYTES } : undefined;
+    const keep = clip.duration > 0 && samplesBytes <= KEEP_SAMPLES_BYTES ? { sizes, source: decodedSize(clip), maxBytes: KEEP_SAMPLES_BYTES } : undefined;
     const motion = await analyseMotion(clip, signal, { masks: rules?.masks, copy, keep }).catch((err: unknown) => {
       if (err instanceof PipelineError || err instanceof CancelledError) throw err;
       throw new PipelineError(ErrorCode.DECODE_FAILED, `the clip could not be decoded: ${(err as Error).message}`);
@@ -149,7 +151,7 @@ export class ClipClassifier implements Classifier {
     const first = this.firstLookModels();
     const firstLook = costOf(first);
     const budgetAfter = (decode: number) => clipBudget(models.map((m) => costOf([m])), naiveFrames(clip.duration), decode);
-    const total = budgetAfter(decodeCost(clip));
+    const total = budgetAfter(decodeCost({ ...decodedSize(clip), nframes: clip.nframes }));
     const max = Math.min(this.options.maxFrames, framesAffordable(total, firstLook));
     const chosen = chooseFrames(motion.samples, max, detailOf(clip), this.regionSide());
     // Where decoding the clip a second time is what leaves the other models no room (a large
@@ -589,7 +591,7 @@ export class ClipClassifier implements Classifier {
     const keys = [...new Set(this.options.models.map(inputKey))];
     // Each sample once, in order, for every choice of it (two looks may share a moment).
     const indices = [...new Set(chosen.map((c) => c.index))].sort((a, b) => a - b);
-    for await (const { index, views: [frame, ...whole] } of readSamples({ input: clip.path, headerDescribed: clip.headerDescribed, interlaced: clip.interlaced, source: clip, sizes, fps: SAMPLE_FPS, indices, signal })) {
+    for await (const { index, views: [frame, ...whole] } of readSamples({ input: clip.path, headerDescribed: clip.headerDescribed, interlaced: clip.interlaced, source: decodedSize(clip), sizes, fps: SAMPLE_FPS, indices, signal })) {
       const views = new Map(keys.map((k, j) => [k, whole[j]!]));
       for (const choice of chosen.filter((c) => c.index === index)) yield { frame: frame!, size: detail, choice, whole: views };
     }

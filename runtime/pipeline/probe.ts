@@ -18,6 +18,8 @@ interface ProbeStream {
   nb_frames?: string;
   duration?: string;
   start_time?: string;
+  /** the shape of a pixel, width:height (an analog camera's 720x576 is shown 4:3 or 16:9) */
+  sample_aspect_ratio?: string;
   /** progressive, or which field comes first (tt, bb, tb, bt): an interlaced stream */
   field_order?: string;
   disposition?: { attached_pic?: number };
@@ -53,6 +55,17 @@ const round3 = (n: number) => Math.round(n * 1000) / 1000;
  * again from where they are.
  */
 const DESCRIBING_CONTAINERS = [/^mov,/, /^avi$/];
+
+/**
+ * The shape of the stream's pixels, width over height, where they are not square: 64:45 for a
+ * PAL 720x576 shown 16:9. Only shapes a camera or recorder writes are taken (from a half to
+ * twice as wide as tall); anything else, or none, is square.
+ */
+function pixelShape(video: ProbeStream): number {
+  const [w, h] = (video.sample_aspect_ratio ?? '').split(':').map(Number);
+  const shape = w && h ? w / h : 1;
+  return shape >= 0.5 && shape <= 2 ? shape : 1;
+}
 
 /** ffprobe's field orders of an interlaced stream (top or bottom field first, coded and shown) */
 const INTERLACED = ['tt', 'bb', 'tb', 'bt'];
@@ -129,11 +142,15 @@ function describe(file: string, { code, signal, stdout, stderr, timedOut }: Tool
   const fps = rate(video.avg_frame_rate) || rate(video.r_frame_rate);
   const duration = Number(video.duration) || Number(parsed.format?.duration) || 0;
   const nframes = Number(video.nb_frames) || Math.round(duration * fps);
+  // the size shown: a pixel's shape stretches the stored width, a quarter turn swaps the sides
+  const shape = pixelShape(video);
+  const stretched = shape === 1 ? video.width : Math.round((video.width * shape) / 2) * 2;
   const turned = turnedAQuarter(video);
   return {
     path: file,
-    width: turned ? video.height : video.width,
-    height: turned ? video.width : video.height,
+    width: turned ? video.height : stretched,
+    height: turned ? stretched : video.height,
+    ...(stretched !== video.width ? { decoded: turned ? { width: video.height, height: video.width } : { width: video.width, height: video.height } } : {}),
     duration: round3(duration),
     fps: round3(fps),
     nframes,

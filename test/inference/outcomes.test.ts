@@ -232,6 +232,19 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('intrusion');
   });
 
+  // An analog camera's recorder stores a 16:9 view in PAL's 720x576, its pixels wider than tall
+  // (64:45), and says so. Taken as stored, the cars were narrower than any the detector knows and
+  // the overhead lot's came out other, safe.
+  it('the overhead lot stored in 720x576 and shown 16:9 (pixels wider than tall): the car found, the clip sized as shown', async () => {
+    const pal = path.join(dir, 'lot-pal.mp4');
+    await ffmpeg(['-i', real('parking_overhead_cars.mp4'), '-t', '8', '-vf', 'scale=720:576,setdar=16/9', '-c:v', 'libx264', '-crf', '22', '-an', pal]);
+    const r = await classify(pal);
+    expect(r.labels).to.include('vehicule');
+    expect(r.risk).to.equal('intrusion');
+    expect([r.video.specs['original.width'], r.video.specs['original.height']]).to.deep.equal([1024, 576]);
+    expect(r.video.specs.width / r.video.specs.height).to.be.closeTo(16 / 9, 0.02);
+  });
+
   // Standing water on the lot, on either side of the lane the car drives down (it would cover the rings)
   const puddles = [{ x: 0, y: 0.35, w: 0.24, h: 0.6 }, { x: 0.76, y: 0.1, w: 0.24, h: 0.55 }];
   it('rain landing on puddles of the parking lot, its drops unseen in the air: the rings are no sway (no plant or wind), the car still found', async () => {

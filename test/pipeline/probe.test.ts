@@ -72,6 +72,18 @@ describe('probing a clip', () => {
     expect((await probeClip(original)).interlaced).to.equal(undefined);
   });
 
+  it('a clip whose pixels are not square is sized as shown, and decoded at its stored size', async () => {
+    const dir = tempDir();
+    const pal = path.join(dir, 'pal-wide.mp4');
+    await ffmpeg(['-i', original, '-t', '1', '-vf', 'scale=720:576,setdar=16/9', '-c:v', 'libx264', '-an', pal]);
+    expect(await probeClip(pal)).to.deep.include({ width: 1024, height: 576, decoded: { width: 720, height: 576 } });
+    // a shape no camera writes (45:1) is taken as square
+    const odd = path.join(dir, 'odd-shape.mp4');
+    await ffmpeg(['-i', original, '-t', '1', '-vf', 'setsar=45', '-c:v', 'libx264', '-an', odd]);
+    const probed = await probeClip(odd);
+    expect([probed.width, probed.height, probed.decoded]).to.deep.equal([480, 270, undefined]);
+  });
+
   it('a file ffmpeg cannot read either is not a readable video, with ffmpeg\'s reason and no path', async () => {
     let error: unknown;
     try {

@@ -1,8 +1,10 @@
 // The clips of the quality table as other cameras and recorders would send them: at a low
-// bitrate, at 12 frames a second, at twice their size, at 1080p, at two thirds of their size. The answer a
-// person watching would give is the same; the runtime's should be too. Outcomes only (CPU is
-// the quality table's).
+// bitrate, at 12 frames a second, at twice their size, at 1080p, at two thirds of their size,
+// interlaced, in PAL's 720x576 with pixels shaped to show the view as it was, and as a phone held
+// upright stores them (on their side, tagged to be turned). The answer a person watching would
+// give is the same; the runtime's should be too. Outcomes only (CPU is the quality table's).
 import { fileURLToPath } from 'node:url';
+import { probeClip } from '../../runtime/pipeline/probe.js';
 import { ffmpeg, tempDir } from '../support/clips.js';
 import { outcomeGrid, type Treatment } from './outcome-grid.js';
 import { madeClips, realClips, type Expectation } from './quality-bench.js';
@@ -23,7 +25,23 @@ export async function benchVariants(clips: Expectation[]): Promise<{ rows: Array
     await ffmpeg(['-i', e.file, '-an', ...args, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', out]);
     return out;
   };
-  const treatments = Object.fromEntries(Object.entries(VARIANTS).map(([name, args]) => [name, encode(args)]));
+  const treatments: Record<string, Treatment> = {
+    ...Object.fromEntries(Object.entries(VARIANTS).map(([name, args]) => [name, encode(args)])),
+    // two fields a frame apart in each frame, as an analog camera's recorder writes them
+    'interlaced': encode(['-vf', 'scale=trunc(iw/4)*4:trunc(ih/4)*4,tinterlace=interleave_top,setfield=tff', '-flags', '+ildct+ilme', '-x264opts', 'tff=1', '-crf', '23']),
+    // stored 720x576, its pixels shaped so that it shows as the view was
+    'PAL 720x576, pixels not square': async (e, out) => {
+      const { width, height } = await probeClip(e.file);
+      return encode(['-vf', `scale=720:576,setdar=${width}/${height}`, '-crf', '23'])(e, out);
+    },
+    // stored on its side and tagged to be turned a quarter back when shown
+    'a phone held upright': async (e, out) => {
+      const sideways = out.replace(/\.mp4$/, '-sideways.mp4');
+      await encode(['-vf', 'transpose=clock', '-crf', '23'])(e, sideways);
+      await ffmpeg(['-i', sideways, '-c', 'copy', '-metadata:s:v:0', 'rotate=90', out]);
+      return out;
+    },
+  };
   return outcomeGrid(clips, treatments, tempDir('vigil-variants-'), 'clip');
 }
 

@@ -9,6 +9,7 @@ import type { Manifest } from '../core/model-manifest.js';
 import type { InterpreterPool } from '../inference/pool.js';
 import { clipBudget, decodeCost, FrameBudget, framesAffordable } from './budget.js';
 import { agreedLooks, closerLooksAgreeOn, closerLooksShort, closerLooksSplit, moversToCheck, decide, doubts, framingDoubts, judgeOf, movingShare, rainScore, seenMoving, snowing, someoneFound, someoneUnsure, streakDoubts, sureIntruders, type Doubt, type FrameFindings, type Judge } from './decide.js';
+import { falseColour, toBrightness } from './false-colour.js';
 import { dropsFlattened, dropWindow, lumaOf, streaksOpened, withoutDrops, type DropLight } from './pixel-median.js';
 import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
@@ -605,6 +606,10 @@ export class ClipClassifier implements Classifier {
 
   /** The models on the frame, looking closer (the region around its motion, the other tasks) while the motion is unexplained. */
   private async inferFrame({ frame, size, choice, whole, derained, opened }: DecodedFrame, budget: FrameBudget | undefined, signal: AbortSignal) {
+    // a thermal camera's colour map: the networks see its heat as brightness (false-colour.ts),
+    // told on the frame's smallest view
+    const seen = [frame, ...whole.values()];
+    if (falseColour(seen.reduce((a, b) => (b.length < a.length ? b : a)))) for (const view of seen) toBrightness(view);
     const scores: Scores = {};
     // By view, whole frame first whatever ran first: of two equal findings the merge keeps the earlier.
     const views: { whole: Detection[]; region: Detection[] } = { whole: [], region: [] };

@@ -30,6 +30,32 @@ describe('thermal cameras (default pack, real models)', function () {
     });
   }
 
+  // Many thermal cameras paint the heat through a colour map. Seen in those colours, the far
+  // walker was an animal 0.66 (iron) and the near one a flag (rainbow), both safe; the networks
+  // now see such frames by their brightness (runtime/pipeline/false-colour.ts).
+  for (const palette of ['iron', 'rainbow'] as const) {
+    for (const { name, scale, at } of [
+      { name: 'near', scale: 1, at: { x: 0.1, y: 0.15 } },
+      { name: 'far', scale: 0.3, at: { x: 0.3, y: 0.4 } },
+    ]) {
+      it(`a walker, ${name}, painted in ${palette} by a thermal camera: person and intrusion, no animal or flag`, async () => {
+        const clip = await thermalWalkerClip(walker, scene, path.join(dir, `walker-${scale}-${palette}.mp4`), { scale, at, palette });
+        const r = await daemon().classified(clip);
+        expect(r.labels, JSON.stringify(r.scores)).to.include.members(['person', 'intrusion']);
+        for (const label of ['animal', 'flag']) expect(r.labels).to.not.include(label);
+        expect(r.risk).to.equal('intrusion');
+      });
+    }
+    it(`a mouse running about, painted in ${palette} by a thermal camera: animal, never a person, safe`, async () => {
+      const mouse = media('nuisance/mouse_arena_topdown.mp4');
+      const clip = await thermalWalkerClip(mouse, scene, path.join(dir, `mouse-${palette}.mp4`), { scale: 0.5, at: { x: 0.2, y: 0.35 }, bodyOnly: true, palette });
+      const r = await daemon().classified(clip);
+      expect(r.labels, JSON.stringify(r.scores)).to.include('animal');
+      for (const label of ['person', 'vehicule', 'intrusion']) expect(r.labels).to.not.include(label);
+      expect(r.risk).to.equal('safe');
+    });
+  }
+
   // A small animal, warm on the cool lot: what the classifier makes of such a view is a laptop's
   // lid ("notebook" 0.68), which once counted as text (runtime/pipeline/README.md, "Why
   // "notebook" maps to nothing").

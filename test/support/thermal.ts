@@ -7,8 +7,38 @@
 import { bodyMask, carryWalker, type FarWalkerOptions } from './night.js';
 import { encodeFrames } from './sky.js';
 
-/** As a far walker at night's: the walker clip's scale and place in the view (640x480 unless said). */
-export type ThermalWalkerOptions = FarWalkerOptions;
+/** How the camera shows the heat: white-hot gray, or painted through a colour map. */
+export type Palette = 'white-hot' | 'iron' | 'rainbow';
+
+/** As a far walker at night's: the walker clip's scale and place in the view (640x480 unless said); white-hot unless a palette is said. */
+export type ThermalWalkerOptions = FarWalkerOptions & { palette?: Palette };
+
+/** Colour maps as thermal cameras offer them: stops from the coolest level (0) to the hottest (1). */
+const COLOUR_MAPS: Record<Exclude<Palette, 'white-hot'>, Array<[number, [number, number, number]]>> = {
+  // black through indigo, purple, red, orange and yellow to white
+  iron: [[0, [0, 0, 10]], [0.2, [40, 0, 110]], [0.4, [130, 10, 150]], [0.55, [210, 40, 90]], [0.7, [245, 110, 10]], [0.85, [255, 190, 30]], [1, [255, 255, 230]]],
+  // dark blue through blue, cyan, green, yellow and red to white
+  rainbow: [[0, [0, 0, 80]], [0.2, [0, 0, 255]], [0.4, [0, 255, 255]], [0.55, [0, 255, 0]], [0.7, [255, 255, 0]], [0.85, [255, 0, 0]], [1, [255, 255, 255]]],
+};
+
+/** The RGB of each gray level (0..255) through `palette`, three bytes a level. */
+export function colourMap(palette: Palette): Uint8Array {
+  const lut = new Uint8Array(256 * 3);
+  for (let v = 0; v < 256; v++) {
+    if (palette === 'white-hot') {
+      lut[3 * v] = lut[3 * v + 1] = lut[3 * v + 2] = v;
+      continue;
+    }
+    const stops = COLOUR_MAPS[palette];
+    const x = v / 255;
+    let i = 0;
+    while (i < stops.length - 2 && x > stops[i + 1]![0]) i++;
+    const [x0, c0] = stops[i]!, [x1, c1] = stops[i + 1]!;
+    const f = (x - x0) / (x1 - x0);
+    for (let k = 0; k < 3; k++) lut[3 * v + k] = Math.round(c0[k]! + (c1[k]! - c0[k]!) * f);
+  }
+  return lut;
+}
 
 /** A body's brightness, white-hot, and how much of its visible texture the heat keeps. */
 const WARM = 185;
@@ -47,10 +77,12 @@ function soften(image: Float32Array, width: number, height: number): Float32Arra
 
 /**
  * A walker seen by a thermal camera: `walker` (a real clip of someone walking) cut out and
- * carried at `scale` into `scene`'s first frame, white-hot on the cool scene.
+ * carried at `scale` into `scene`'s first frame, white-hot on the cool scene, or painted so
+ * through `palette`.
  */
 export async function thermalWalkerClip(walker: string, scene: string, out: string, options: ThermalWalkerOptions): Promise<string> {
-  const { width = 640, height = 480, fps = 10, seed = 11 } = options;
+  const { width = 640, height = 480, fps = 10, seed = 11, palette = 'white-hot' } = options;
+  const lut = colourMap(palette);
   const { frames, bg, w, h, view, left, top, gauss } = await carryWalker(walker, scene, { ...options, width, height, fps, seed });
   const cool = new Float32Array(width * height);
   for (let k = 0; k < cool.length; k++) cool[k] = COOL + view[k]! * COOL_CONTRAST;
@@ -70,7 +102,9 @@ export async function thermalWalkerClip(walker: string, scene: string, out: stri
       const rgb = Buffer.alloc(width * height * 3);
       for (let k = 0; k < seen.length; k++) {
         const v = Math.max(0, Math.min(255, Math.round(seen[k]! + gauss() * NOISE)));
-        rgb[3 * k] = rgb[3 * k + 1] = rgb[3 * k + 2] = v;
+        rgb[3 * k] = lut[3 * v]!;
+        rgb[3 * k + 1] = lut[3 * v + 1]!;
+        rgb[3 * k + 2] = lut[3 * v + 2]!;
       }
       return rgb;
     },

@@ -82,6 +82,11 @@ describe('probing a clip', () => {
     await ffmpeg(['-i', original, '-t', '1', '-vf', 'setsar=45', '-c:v', 'libx264', '-an', odd]);
     const probed = await probeClip(odd);
     expect([probed.width, probed.height, probed.decoded]).to.deep.equal([480, 270, undefined]);
+    // a scaler's rounding (a view scaled to even sides keeps its shape in its pixels') is square
+    const scaled = path.join(dir, 'scaled.mp4');
+    await ffmpeg(['-i', original, '-t', '1', '-vf', 'scale=trunc(iw*0.7/2)*2:-2', '-c:v', 'libx264', '-an', scaled]);
+    const rounded = await probeClip(scaled);
+    expect([rounded.width, rounded.height, rounded.decoded]).to.deep.equal([336, 190, undefined]);
   });
 
   it('a file ffmpeg cannot read either is not a readable video, with ffmpeg\'s reason and no path', async () => {

@@ -26,6 +26,14 @@ describe('false colour', () => {
     for (const clip of clips) expect(falseColour(await frameOf(clip)), path.basename(clip)).to.equal(false);
   });
 
+  it('nor is a photograph coloured all over (sunflowers, a cat): a surface keeps its hue in light and in shade', async () => {
+    for (const photo of ['sunflower.png', 'cat.png', 'parrot.jpg', 'pets.jpg', 'owl.jpg']) {
+      const frames: Buffer[] = [];
+      for await (const [rgb] of readFrameSets({ input: media(photo), filters: 'null', sizes: [{ width: 300, height: 300 }], signal: new AbortController().signal })) frames.push(rgb!);
+      expect(falseColour(frames[0]!), photo).to.equal(false);
+    }
+  });
+
   it('the same frames, their brightness painted through a thermal camera\'s iron or rainbow colour map, are', async () => {
     for (const palette of ['iron', 'rainbow'] as const) {
       const lut = colourMap(palette);

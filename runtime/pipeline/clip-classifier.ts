@@ -76,14 +76,14 @@ const STREAK_REACH_PER_640_PX = 1;
 /** Frames are decoded at this width at most: enough detail for crops. */
 const DETAIL_WIDTH = 1280;
 
+/** The size the clip's frames come out of the decoder at, before any scaling: its size shown, unless its pixels are not square. */
+const decodedSize = (clip: ClipInfo) => clip.decoded ?? { width: clip.width, height: clip.height };
 /**
  * The frame crops are cut from, in its pixels: regions are sized in them (a region is never
  * smaller than a network's input, or half of it for a closer look, so it is never enlarged more
  * than that), whatever the camera's resolution. Sized in the camera's pixels, a 1080p or 4K
  * camera's regions came out tighter around the same scene than a 720p one's.
  */
-/** The size the clip's frames come out of the decoder at, before any scaling: its size shown, unless its pixels are not square. */
-const decodedSize = (clip: ClipInfo) => clip.decoded ?? { width: clip.width, height: clip.height };
 const detailOf = (clip: ClipInfo) => scaledSize(clip.width, clip.height, DETAIL_WIDTH);
 
 /** The side in pixels of a view the networks ran on: a square region, or the whole frame (its longer side). */

@@ -48,13 +48,14 @@ export function falseColour(rgb: Uint8Array): boolean {
     if (y < BLACK || y > WHITE) continue;
     looked++;
     const cb = b - y, cr = r - y;
-    if (cb * cb + cr * cr < COLOURED ** 2) {
+    const chroma = Math.sqrt(cb * cb + cr * cr);
+    if (chroma < COLOURED) {
       if (looked - coloured > (1 - PAINTED) * sampled) return false;
       continue;
     }
     coloured++;
     const hue = Math.min(HUES - 1, Math.floor(((Math.atan2(cr, cb) + Math.PI) / (2 * Math.PI)) * HUES));
-    const saturation = Math.max(0, Math.min(SATURATIONS - 1, Math.floor(2 * Math.log2(Math.sqrt(cb * cb + cr * cr) / y) + SATURATIONS / 2)));
+    const saturation = Math.max(0, Math.min(SATURATIONS - 1, Math.floor(2 * Math.log2(chroma / y) + SATURATIONS / 2)));
     const colour = hue * SATURATIONS + saturation;
     n[colour]++;
     sum[colour] += y;

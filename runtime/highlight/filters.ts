@@ -4,6 +4,7 @@
 // (timeline `enable`). drawtext does evaluate x/y per frame, so a label
 // follows its box with a piecewise-linear expression of t instead.
 import type { Analysis, ClipInfo, Risk } from '../core/analysis.js';
+import { DEINTERLACE } from '../pipeline/frames.js';
 import { boxAt, trackSpan, type HighlightPlan, type Track, type TrackPoint } from './plan.js';
 
 /**
@@ -54,7 +55,18 @@ export interface FilterInput {
   sourceFps: number;
   /** the frames come at the geometry's size and rate already (prepared-frames.ts) */
   prepared?: boolean;
+  /** the source is interlaced (ClipInfo.interlaced) */
+  interlaced?: boolean;
   fontFile: string;
+}
+
+/**
+ * The first filters of frames read from the clip itself (prepared frames had them in the
+ * classification's decode): an interlaced source's frame made one moment, as the networks saw
+ * it. Left as stored, its two fields a field's time apart comb every moving edge, line by line.
+ */
+export function fromSource(source: { interlaced?: boolean }): string[] {
+  return source.interlaced ? [DEINTERLACE] : [];
 }
 
 /** The whole -vf chain: scale, rate, caption, boxes and their labels. */
@@ -67,6 +79,7 @@ export function buildFilterChain(input: FilterInput): string {
   // Frames are dropped before scaling: scaling those that are then dropped was most of a render's filter time.
   const filters: string[] = [];
   if (!input.prepared) {
+    filters.push(...fromSource(input));
     if (input.sourceFps > g.fps + 0.01) filters.push(filter('fps', { fps: g.fps }));
     filters.push(filter('scale', { w: g.width, h: g.height, flags: SCALER }));
   }

@@ -36,7 +36,7 @@ export async function renderHighlightVideo({ clip, analysis, outPath, signal }: 
   const plan = planHighlight(analysis, clip.duration);
   const geometry = geometryOf(clip);
   const prepared = await preparedFrames(clip, outPath);
-  const chain = buildFilterChain({ plan, analysis, geometry, sourceFps: clip.fps, prepared: prepared !== undefined, fontFile: captionFont() });
+  const chain = buildFilterChain({ plan, analysis, geometry, sourceFps: clip.fps, prepared: prepared !== undefined, interlaced: clip.interlaced, fontFile: captionFont() });
   const { start, end } = plan.window;
   // The chain can be long (one drawbox per box slice), so it goes in a file, not argv.
   const scriptPath = `${outPath}.filters`;

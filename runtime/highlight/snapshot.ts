@@ -9,7 +9,7 @@ import { writeAndReadBack } from '../core/disk-full.js';
 import type { HighlightRequest } from '../jobs/stages.js';
 import { CLEAN_SNAPSHOT_FILE, SNAPSHOT_FILE } from '../store/media-files.js';
 import { runFfmpeg } from './ffmpeg.js';
-import { RISK_COLOURS, SCALER, filter, geometryOf, literal } from './filters.js';
+import { RISK_COLOURS, SCALER, filter, fromSource, geometryOf, literal } from './filters.js';
 import { captionFont } from './font.js';
 import { preparedFrames, preparedInput } from './prepared-frames.js';
 import { relevantDetections } from './plan.js';
@@ -22,13 +22,24 @@ export function bestFrame(analysis: Analysis): KeyFrame | null {
   return frames.reduce((a, b) => (b.score > a.score || (b.score === a.score && b.detections.length > a.detections.length) ? b : a));
 }
 
-/** The -vf chain of the boxed snapshot: scale (unless the frames come at that size), one box and one label per detection. */
-export function snapshotFilters(analysis: Analysis, frame: KeyFrame | null, geometry: { width: number; height: number }, prepared = false): string {
+/** How a snapshot's frame is read: prepared (at the snapshot's size already), or from the clip itself, interlaced or not. */
+interface FrameSource {
+  prepared: boolean;
+  interlaced?: boolean;
+}
+
+/** The first filters of a snapshot: from the clip itself, one moment per frame and scaled; prepared, none. */
+function readFilters(source: FrameSource, geometry: { width: number; height: number }): string[] {
+  return source.prepared ? [] : [...fromSource(source), filter('scale', { w: geometry.width, h: geometry.height, flags: SCALER })];
+}
+
+/** The -vf chain of the boxed snapshot: as read (readFilters), one box and one label per detection. */
+export function snapshotFilters(analysis: Analysis, frame: KeyFrame | null, geometry: { width: number; height: number }, source: FrameSource = { prepared: false }): string {
   const { width, height } = geometry;
   const colour = RISK_COLOURS[analysis.risk] ?? RISK_COLOURS.safe;
   const thickness = Math.max(2, Math.round(width / 240));
   const fontSize = Math.min(26, Math.max(10, Math.round(Math.min(width / 40, height / 24))));
-  const filters = prepared ? [] : [filter('scale', { w: width, h: height, flags: SCALER })];
+  const filters = readFilters(source, geometry);
   for (const d of frame?.detections ?? []) {
     const x = Math.round(d.box.x * width);
     const y = Math.round(d.box.y * height);
@@ -49,6 +60,7 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
   const geometry = geometryOf(clip);
   const at = Math.max(0, Math.min(frame?.t ?? 0, Math.max(0, clip.duration - 0.05)));
   const prepared = await preparedFrames(clip, outPath);
+  const source = { prepared: prepared !== undefined, interlaced: clip.interlaced };
   const dir = path.dirname(outPath);
   const boxed = path.join(dir, SNAPSHOT_FILE);
   const clean = path.join(dir, CLEAN_SNAPSHOT_FILE);
@@ -63,8 +75,8 @@ export async function renderSnapshots({ clip, analysis, outPath, signal }: Highl
       [
         '-hide_banner', '-nostdin', '-loglevel', 'error', '-y',
         ...(prepared ? preparedInput(prepared, at) : ['-ss', String(at), '-i', clip.path]),
-        '-map', '0:v:0', '-frames:v', '1', '-vf', snapshotFilters(analysis, frame, geometry, prepared !== undefined), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[0]!,
-        '-map', '0:v:0', '-frames:v', '1', '-vf', prepared ? 'null' : filter('scale', { w: geometry.width, h: geometry.height, flags: SCALER }), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[1]!,
+        '-map', '0:v:0', '-frames:v', '1', '-vf', snapshotFilters(analysis, frame, geometry, source), '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[0]!,
+        '-map', '0:v:0', '-frames:v', '1', '-vf', readFilters(source, geometry).join(',') || 'null', '-q:v', '3', '-f', 'image2', '-c:v', 'mjpeg', parts[1]!,
       ],
       signal,
     ), complete);

@@ -40,7 +40,7 @@ const UNPROBED = ['-nofind_stream_info'];
  * streak is (a car in an analog recorder's 576i came out with `rain` 0.51). yadif makes each
  * frame one moment, a frame for a frame, and leaves a frame not flagged interlaced as it is.
  */
-const DEINTERLACE = 'yadif=mode=send_frame:deint=interlaced';
+export const DEINTERLACE = 'yadif=mode=send_frame:deint=interlaced';
 
 /** A scale filter to width x height (and the output's pixel format) giving the same pixels on every architecture. */
 export function exactScale(width: number, height: number, algorithm: 'bilinear' | 'area' | 'neighbor'): string {

@@ -8,9 +8,10 @@ import { probeClip } from '../../runtime/pipeline/probe.js';
 import { MAX_WIDTH, RISK_COLOURS, geometryOf } from '../../runtime/highlight/filters.js';
 import { MAX_HIGHLIGHT_S, NOTHING_HIGHLIGHT_S, planHighlight } from '../../runtime/highlight/plan.js';
 import { renderHighlightVideo } from '../../runtime/highlight/render.js';
+import { renderSnapshots } from '../../runtime/highlight/snapshot.js';
 import { ffmpeg, sequenceClip, stillClip, tempDir } from '../support/clips.js';
 import { media } from '../support/paths.js';
-import { analysisOf, distance, frameAt, meanDiff, meanLuma, personKeyframes, pixel, probe, type Frame, type Rgb } from './support.js';
+import { analysisOf, combing, distance, frameAt, meanDiff, meanLuma, personKeyframes, pixel, probe, type Frame, type Rgb } from './support.js';
 
 const BOX_RGB = ((hex: string): Rgb => [1, 3, 5].map((i) => parseInt(hex.slice(2).slice(i - 1, i + 1), 16)) as Rgb)(RISK_COLOURS.danger);
 const FRAME_TIME_TOLERANCE_S = 0.15;
@@ -150,6 +151,35 @@ describe('highlight renderer', function () {
     const band = Math.round(shown.height * 0.05);
     expect(meanLuma(shown, 0, band)).to.be.lessThan(meanLuma(source, 0, band) * 0.8);
     expect(meanDiff(shown, source, Math.round(shown.height * 0.3), shown.height)).to.be.lessThan(8);
+  });
+
+  // An analog camera's recorder stores interlaced frames. A clip too long for the classification
+  // to prepare its highlight's frames is read again by the render and the snapshot: they make
+  // each frame one moment too, as the classification did, or every moving edge is combed.
+  it('renders an interlaced clip read from itself one moment a frame, as a progressive one: highlight and snapshot', async () => {
+    // a white bar sweeping across a gray view, 600 px a second; woven two frames a frame, its fields 1/50 s apart
+    const sweep = path.join(dir, 'sweep.mp4');
+    await ffmpeg(['-f', 'lavfi', '-i', 'color=gray:s=640x360:r=50:d=2', '-f', 'lavfi', '-i', 'color=white:s=40x240:r=50:d=2',
+      '-filter_complex', "[0:v][1:v]overlay=x='mod(t*600,600)':y=60,format=yuv420p", '-c:v', 'libx264', '-crf', '18', sweep]);
+    const woven = path.join(dir, 'sweep-interlaced.mp4');
+    await ffmpeg(['-i', sweep, '-vf', 'tinterlace=interleave_top,setfield=tff', '-flags', '+ildct+ilme', '-c:v', 'libx264', '-x264opts', 'tff=1', '-crf', '18', woven]);
+    const analysis = analysisOf(personKeyframes(0.5, 0.5, 1, () => ({ x: 0.05, y: 0.8, w: 0.1, h: 0.1 })));
+    const rendered = async (file: string) => {
+      const folder = path.join(dir, `${path.basename(file)}.media`);
+      fs.mkdirSync(folder);
+      const clip = await probeClip(file);
+      const outPath = path.join(folder, 'highlight.mp4');
+      await renderHighlightVideo({ clip, analysis, outPath, signal: signal() });
+      await renderSnapshots({ clip, analysis, outPath, signal: signal() });
+      return { interlaced: clip.interlaced, highlight: combing(await frameAt(outPath, 0.5)), snapshot: combing(await frameAt(path.join(folder, 'snapshot-clean.jpg'))) };
+    };
+    const progressive = await rendered(sweep);
+    const interlaced = await rendered(woven);
+    expect(interlaced.interlaced, 'the woven clip is probed as interlaced').to.equal(true);
+    expect(combing(await frameAt(woven, 0.5)), 'the source itself is combed').to.be.greaterThan(2 * progressive.highlight);
+    // as stored, the highlight's frames came out four times as combed as the progressive clip's (4.0 against 1.0: its box and caption)
+    expect(interlaced.highlight).to.be.lessThan(progressive.highlight * 1.25);
+    expect(interlaced.snapshot).to.be.lessThan(progressive.snapshot + 0.5);
   });
 
   it('fails with a clear error on a clip that does not decode, and leaves no file', async () => {

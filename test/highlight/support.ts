@@ -43,13 +43,13 @@ export interface Frame {
   rgb: Buffer;
 }
 
-/** The frame shown at `t` seconds, decoded to RGB. */
-export async function frameAt(file: string, t: number): Promise<Frame> {
+/** The frame shown at `t` seconds, decoded to RGB; without `t`, the first (of a still image: seeking one can give none). */
+export async function frameAt(file: string, t?: number): Promise<Frame> {
   const facts = await probe(file);
   const video = facts.streams.find((s) => s.codec_type === 'video')!;
   const { stdout } = await run(
     ffmpegPath,
-    ['-v', 'error', '-ss', String(t), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+    ['-v', 'error', ...(t === undefined ? [] : ['-ss', String(t)]), '-i', file, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
     { encoding: 'buffer', maxBuffer: 1 << 26 },
   );
   return { width: video.width!, height: video.height!, rgb: stdout };
@@ -84,4 +84,16 @@ export function meanLuma(f: Frame, y0: number, y1: number): number {
     }
   }
   return sum / ((y1 - y0) * f.width);
+}
+
+/**
+ * How combed a frame is: the mean luma distance of each row from the mean of the rows either
+ * side. An interlaced frame shown as stored has its two fields a field's time apart, so every
+ * moving edge alternates line by line; one moment's frame is smooth down its columns.
+ */
+export function combing(f: Frame): number {
+  const luma = (x: number, y: number) => { const [r, g, b] = pixel(f, x, y); return 0.299 * r + 0.587 * g + 0.114 * b; };
+  let sum = 0;
+  for (let y = 1; y < f.height - 1; y++) for (let x = 0; x < f.width; x++) sum += Math.abs(luma(x, y) - (luma(x, y - 1) + luma(x, y + 1)) / 2);
+  return sum / (f.width * (f.height - 2));
 }

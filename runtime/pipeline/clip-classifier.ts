@@ -13,7 +13,7 @@ import { falseColour, toBrightness } from './false-colour.js';
 import { dropsFlattened, dropWindow, lumaOf, streaksOpened, withoutDrops, type DropLight } from './pixel-median.js';
 import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
-import { anotherMoment, chooseFrames, CLOSER_SIDE, naiveFrames, widerView, type ChosenFrame } from './frame-choice.js';
+import { anotherMoment, chooseFrames, closerView, CLOSER_SIDE, naiveFrames, widerView, type ChosenFrame } from './frame-choice.js';
 import { readSamples, scaledSize } from './frames.js';
 import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
@@ -279,10 +279,25 @@ export class ClipClassifier implements Classifier {
         count(look);
       }
       // A lone look (a short clip affords one) that found nothing the pack knows: that one
-      // frame's moment and noise decided the clip. The first-look models look at another moment.
-      const other = chosen.length === 1 && decide(frames, motion.pattern, this.options.manifest, rules).labels.includes('other')
-        ? anotherMoment(motion.samples, [chosen[0]!.index], detailOf(clip), this.regionSide()) : undefined;
+      // frame's moment and noise decided the clip. The first-look models look at another moment,
+      // framed as a longer clip's frames are (what the lone look's closer framing cut off in
+      // view); where they still find nothing, at the lone look's closer scale too (a body small
+      // in the view, too small for the detector at the wider one).
+      const foundNothing = () => decide(frames, motion.pattern, this.options.manifest, rules).labels.includes('other');
+      const other = chosen.length === 1 && foundNothing() ? anotherMoment(motion.samples, [chosen[0]!.index], detailOf(clip), this.regionSide()) : undefined;
       for (const look of other ? await this.inferLooks([other], clip, motion, signal, wet) : []) {
+        frames.push(look.findings);
+        count(look);
+      }
+      const otherCloser = other && foundNothing() ? closerView(other, detailOf(clip), this.regionSide()) : undefined;
+      const closerSaw: FrameFindings[] = [];
+      for (const look of otherCloser ? await this.inferLooks([otherCloser], clip, motion, signal, wet) : []) {
+        frames.push(look.findings);
+        closerSaw.push(look.findings);
+        count(look);
+      }
+      // What it saw unsure has its margins looked at again, as the first look's had.
+      for (const look of closerSaw.length ? await this.lookAgain(doubts(closerSaw, motion.pattern, judge, wet), clip, motion, [otherCloser!], signal, wet, true) : []) {
         frames.push(look.findings);
         count(look);
       }

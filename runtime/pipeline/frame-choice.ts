@@ -90,6 +90,15 @@ export function widerView(lone: ChosenFrame, frame: FrameSize, minSide: number):
 }
 
 /**
+ * A moment framed as a lone frame is (its region at least CLOSER_SIDE of `minSide`), where
+ * that is another view than the one it has; none where it is the same.
+ */
+export function closerView(moment: ChosenFrame, frame: FrameSize, minSide: number): ChosenFrame | undefined {
+  const closer = framed(moment.sample, moment.index, frame, CLOSER_SIDE * minSide);
+  return closer.crop && closer.crop.w !== moment.crop?.w ? closer : undefined;
+}
+
+/**
  * Another moment of the clip than the `taken` samples: its liveliest other moving sample (where
  * what moves is most in view), framed as the frames of a longer clip are (what a lone frame's
  * closer framing cut off is in view); none when nothing else moved.

@@ -88,6 +88,21 @@ describe('looking again (default pack, real models)', function () {
     expect(moments.size, 'two moments of the clip').to.equal(2);
   });
 
+  // The fisheye clip as a recorder keeping 7.5 frames a second stores it: its lone look, in the
+  // middle of where the two people stand out, sees no one, nor does the other moment framed as
+  // a longer clip's frames are (the people 80 px tall in a view 300 px wide). Framed as closely
+  // as the lone look, the other moment shows a person a step over the threshold, and the look
+  // again at her margin confirms her.
+  it('a lone look that finds nothing, nor the other moment framed wider, looks at it framed closer: the fisheye clip at 7.5 frames a second comes out person and intrusion', async () => {
+    const sparse = path.join(dir, 'fisheye-7.5fps.mp4');
+    await ffmpeg(['-i', media('real/fisheye_people_edge.mp4'), '-vf', 'fps=7.5', '-an', '-c:v', 'libx264', '-crf', '23', '-pix_fmt', 'yuv420p', sparse]);
+    const r = await vigilClassify(sparse);
+    expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion']);
+    expect(r.stats.inferences?.detector, 'the lone look, the other moment twice, a look again').to.be.at.least(4);
+    const seen = r.keyframes.filter((k) => k.detections.some((d) => d.label === 'person'));
+    expect(seen.length, 'seen at two moments at least').to.be.at.least(2);
+  });
+
   it('a far walker at night, too small for the motion grid, is looked at closer: person and intrusion, never animal', async () => {
     const r = await vigilClassify(farWalker);
     expect(r.labels, JSON.stringify(r)).to.include.members(['person', 'intrusion']);

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import type { Box } from '../../runtime/core/analysis.js';
 import { area, squareRegion } from '../../runtime/pipeline/boxes.js';
-import { anotherMoment, chooseFrames, CLOSER_SIDE, framesFor, naiveFrames, widerView } from '../../runtime/pipeline/frame-choice.js';
+import { anotherMoment, chooseFrames, CLOSER_SIDE, closerView, framesFor, naiveFrames, widerView } from '../../runtime/pipeline/frame-choice.js';
 import { SAMPLE_FPS, type MotionSample } from '../../runtime/pipeline/motion.js';
 import { sample } from '../support/findings.js';
 
@@ -161,6 +161,22 @@ describe('frame choice', () => {
     const [whole] = chooseFrames(clip(1, 0.2, 0.8, undefined, { x: 0.1, y: 0.05, w: 0.5, h: 0.9 }), 8, vga, 300);
     expect(whole!.crop).to.equal(undefined);
     expect(widerView(whole!, vga, 300), 'the whole frame').to.equal(undefined);
+  });
+
+  it('another moment framed wider, framed closer: as a lone frame is; none where that is the view it has', () => {
+    const fisheye = { width: 480, height: 270 };
+    const people: Box = { x: 0, y: 0.22, w: 0.08, h: 0.33 };
+    const samples = clip(1.9, 0.1, 1, undefined, people);
+    const [lone] = chooseFrames(samples, 1, fisheye, 300);
+    const other = anotherMoment(samples, [lone!.index], fisheye, 300)!;
+    expect(other.crop!.w * fisheye.width, 'the other moment at the detector\'s input').to.be.closeTo(270, 1e-6);
+    const closer = closerView(other, fisheye, 300)!;
+    expect(closer.index).to.equal(other.index);
+    expect(closer.sample).to.equal(other.sample);
+    expect(closer.crop).to.deep.equal(squareRegion(people, fisheye, CLOSER_SIDE * 300));
+    expect(closerView(closer, fisheye, 300), 'framed so already').to.equal(undefined);
+    const [near] = chooseFrames(clip(1, 0.2, 0.8), 8, HD, 300);
+    expect(closerView(near!, HD, 300), 'a moving area larger than either side: the same view').to.equal(undefined);
   });
 });
 

@@ -108,6 +108,14 @@ const TEXTURE_AGREEMENT = Math.PI / 12;
  * lean): two thirds is halfway from that to rain's all.
  */
 const STREAKS_PARALLEL = 2 / 3;
+/**
+ * What is behind a drop stays: where the samples either side of a map agree with each other
+ * (within its threshold) over at least this share of a streak's pixels, it can be a drop. A
+ * body seen a third of a second apart moved far: its thin parts (hair, a strap, a sleeve's
+ * edge) stand out of both neighbours as drops do, but the neighbours differ there, one showing
+ * the body where it was, the other where it went.
+ */
+const SETTLED = 1 / 2;
 /** pixels at the border left out: the shift leaves them without a neighbour, and logos sit there */
 const BORDER = 6;
 
@@ -324,6 +332,8 @@ export interface TransientMap {
   transients: number[];
   /** 1 where the sample is brighter than both neighbours, 0 where darker */
   bright: Uint8Array;
+  /** 1 where the neighbours agree with each other (within the threshold): what is behind a drop stayed */
+  settled: Uint8Array;
   /** the noise of a temporal difference here (sigma, from the lower quartile of the absolute differences from the previous sample) */
   noise: number;
   /** levels above this are transient: the noise's NOISE_FACTOR times, at least FLOOR */
@@ -381,6 +391,7 @@ export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, f
   const threshold = Math.max(FLOOR, NOISE_FACTOR * noise);
   const level = new Uint8Array(data.length);
   const bright = new Uint8Array(data.length);
+  const settled = new Uint8Array(data.length);
   const transients: number[] = [];
   for (let y = y0; y < y1; y++) {
     const row = y * width;
@@ -412,11 +423,12 @@ export function transientMap(prev: GrayFrame, cur: GrayFrame, next: GrayFrame, f
       if (stands > threshold) {
         level[row + x] = stands;
         bright[row + x] = up ? 1 : 0;
+        settled[row + x] = Math.abs(a - b) <= threshold ? 1 : 0;
         transients.push(row + x);
       }
     }
   }
-  return { width, height, level, bright, transients, noise, threshold, x0, x1, y0, y1 };
+  return { width, height, level, bright, settled, transients, noise, threshold, x0, x1, y0, y1 };
 }
 
 export interface Particle {
@@ -431,13 +443,15 @@ export interface Particle {
   /** angle of the main axis from the vertical, radians (-pi/2 to pi/2; positive: its lower end to the right) */
   lean: number;
   bright: boolean;
+  /** the share of its pixels where the samples either side agree: 1 for a drop over what stays */
+  settled: number;
   /** the highest level in it */
   peak: number;
 }
 
 /** The 8-connected groups of transient pixels, each described by its moments. */
 export function particles(map: TransientMap): Particle[] {
-  const { width, level, bright, x0, x1, y0, y1 } = map;
+  const { width, level, bright, settled, x0, x1, y0, y1 } = map;
   const seen = new Uint8Array(level.length);
   const found: Particle[] = [];
   const stack: number[] = [];
@@ -445,7 +459,7 @@ export function particles(map: TransientMap): Particle[] {
     if (seen[start]) continue;
     seen[start] = 1;
     stack.push(start);
-    let n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, brights = 0, peak = 0;
+    let n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, brights = 0, settles = 0, peak = 0;
     while (stack.length) {
       const i = stack.pop()!;
       const px = i % width;
@@ -457,6 +471,7 @@ export function particles(map: TransientMap): Particle[] {
       syy += py * py;
       sxy += px * py;
       brights += bright[i]!;
+      settles += settled[i]!;
       peak = Math.max(peak, level[i]!);
       for (let dy = -1; dy <= 1; dy++) {
         const ny = py + dy;
@@ -482,7 +497,7 @@ export function particles(map: TransientMap): Particle[] {
     // a run of L pixels has variance (L^2 - 1) / 12 along it
     const length = Math.sqrt(12 * major + 1);
     const lean = 0.5 * Math.atan2(2 * vxy, vyy - vxx); // from the vertical
-    found.push({ area: n, x: mx, y: my, length, width: n / length, lean, bright: brights * 2 > n, peak });
+    found.push({ area: n, x: mx, y: my, length, width: n / length, lean, bright: brights * 2 > n, settled: settles / n, peak });
   }
   return found;
 }
@@ -789,7 +804,8 @@ export interface MapEvidence {
 /** Streaks and falling flakes in one transient map (`prev` is the sample before, for the flakes; `texture` the cells of merged streaks). */
 export function mapEvidence(map: TransientMap, prev: GrayFrame, cur: GrayFrame, fromPrev: Shift, texture = 0): MapEvidence {
   const found = particles(map);
-  const thin = found.filter((p) => isStreak(p, map.width));
+  // thin parts of a body that moved far between the samples either side are no drops (SETTLED)
+  const thin = found.filter((p) => isStreak(p, map.width) && p.settled >= SETTLED);
   const streaks = agreeing(thin.map((p) => p.lean)) >= STREAKS_PARALLEL * thin.length ? thin : [];
   const candidates = found.filter((p) => isFlakeCandidate(p, map.width));
   // Candidates in fewer cells than the spread that counts of the least part of the view that

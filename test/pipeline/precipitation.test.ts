@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import {
   PRECIPITATION_SPREAD, PrecipitationTracker, cellSpread, fallingTexture, fellFrom, globalShift, isFlakeCandidate, isStreak, particles,
-  backToBack, changeSpread, precipitationSchedule, precipitationScore, recurrence, scheduleSelect, shrink, transientMap, transientSpread, type GrayFrame,
+  backToBack, changeSpread, mapEvidence, precipitationSchedule, precipitationScore, recurrence, scheduleSelect, shrink, transientMap, transientSpread, type GrayFrame,
 } from '../../runtime/pipeline/precipitation.js';
 import { seeded as random } from '../support/random.js';
 
@@ -124,6 +124,34 @@ describe('precipitation analysis', () => {
     expect(isFlakeCandidate(shape(4, 4), W), 'a blob is a flake candidate').to.equal(true);
     expect(isStreak(shape(1, 120), W), 'a long thin edge').to.equal(false);
     expect(isStreak(shape(12, 2), W), 'lying flat').to.equal(false);
+  });
+
+  it('a walker seen a few times a second: his thin limbs stand out of both neighbours as drops do, but the neighbours differ there (he moved through), so they are no rain', () => {
+    // a dark torso 40 px wide, and beside it light sleeves 2 px wide, 12 long, a gap apart: a third of a
+    // second later he is 20 px on (a walker near the camera at 3 frames a second), his body
+    // where an arm of the sample between was
+    const arms = (x: number) => [x - 5, x - 9, x + 43, x + 47];
+    const walker = (f: GrayFrame, x: number) => {
+      draw(f, x, 40, 40, 90, 40);
+      for (const arm of arms(x)) for (const y of [60, 90]) draw(f, arm, y, 2, 12, 210);
+      return f;
+    };
+    const prev = walker(frame(view), 80);
+    const cur = walker(frame(view), 100);
+    const next = walker(frame(view), 120);
+    const map = transientMap(prev, cur, next, still, still);
+    const limbs = particles(map).filter((p) => isStreak(p, W));
+    expect(limbs.length, 'limbs as thin and short-lived as drops').to.be.at.least(3);
+    for (const limb of limbs) expect(limb.settled, `the limb at ${Math.round(limb.x)},${Math.round(limb.y)}: what is behind it did not stay`).to.be.below(0.5);
+    expect(mapEvidence(map, prev, cur, still).streakArea).to.equal(0);
+    // the same thin lines in one sample only, over what stays: drops, and they count
+    const lines = frame(view);
+    for (const x of arms(100)) for (const y of [60, 90]) draw(lines, x, y, 2, 12, 210);
+    const rain = transientMap(frame(view), lines, frame(view), still, still);
+    const drops = particles(rain).filter((p) => isStreak(p, W));
+    expect(drops).to.have.length(8);
+    for (const drop of drops) expect(drop.settled).to.equal(1);
+    expect(mapEvidence(rain, frame(view), lines, still).streakArea).to.be.above(0);
   });
 
   it('a flake is found falling when it was a little higher in the sample before', () => {

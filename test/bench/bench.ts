@@ -11,7 +11,7 @@ import { benchPipeline } from './pipeline-bench.js';
 import { NaivePipeline } from './naive-bench.js';
 import { againstBeforeNuisance, benchCost, benchQuality, madeClips, realClips } from './quality-bench.js';
 import { benchRetention } from './retention-bench.js';
-import { variantTables } from './variants-bench.js';
+import { nightTables, variantTables } from './variants-bench.js';
 import { weatherTables } from './weather-bench.js';
 import { scratchTmp } from './scratch.js';
 import { benchWatch } from './watch-bench.js';
@@ -54,6 +54,7 @@ async function main(): Promise<void> {
   }))) + '\n');
 
   process.stdout.write(await variantTables(known));
+  process.stdout.write(await nightTables(realClips()));
   process.stdout.write(await weatherTables());
 
   // What the nuisance rules cost per real clip, against the runtime before them, built from the history.

@@ -4,6 +4,40 @@
 // changes only its own place. Both the motion pass and the small movers compare frames in
 // one light.
 
+import { histogramLevel } from '../core/median.js';
+
+/**
+ * Luma is gamma-encoded (about 2.2), so what a body changes in it scales with the light: a
+ * view with half the light (a stop) shows every difference 2^(-1/2.2) as large. A camera
+ * exposes a scene by day about mid-gray (18 % grey at 118 of 255); a view whose median lies
+ * more than a stop below that is underexposed: a dim room, a weak illuminator at night, a gray
+ * make of either.
+ */
+const EXPOSED = 118 * 2 ** (-1 / 2.2);
+/**
+ * A change counted in the light is never below this: an encoder quantises away changes of a
+ * few levels, so under about 2.5 % of the range a change is as likely to be the compression's
+ * as the scene's (precipitation.ts's FLOOR).
+ */
+const DELTA_FLOOR = 6;
+
+/** Scratch for litDelta's histogram (one call at a time: the runtime is single-threaded). */
+const levels = new Uint32Array(256);
+
+/**
+ * A threshold of `full` gray levels for a view exposed as by day, in `gray`'s light: in an
+ * underexposed view (EXPOSED) in proportion to its median, down to DELTA_FLOOR. The light is
+ * read off every 4th pixel: a view's exposure is the same all over it.
+ */
+export function litDelta(full: number, gray: Uint8Array): number {
+  levels.fill(0);
+  let counted = 0;
+  for (let i = 0; i < gray.length; i += 4, counted++) levels[gray[i]!]++;
+  const median = histogramLevel(levels, counted, 0.5);
+  if (median >= EXPOSED) return full;
+  return Math.min(full, Math.max(DELTA_FLOOR, (full * median) / EXPOSED));
+}
+
 /** How a frame's levels follow another's: gray = gain x other + offset. */
 export interface Exposure {
   gain: number;

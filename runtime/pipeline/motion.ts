@@ -15,7 +15,7 @@ import { backToBack, dropLight, dropsSeen, PRECIPITATION_WIDTH, PrecipitationTra
 import { cellTexture, describeSway, localMotion, SWAY_SECONDS, type LocalMotion, type SwayPattern } from './foliage.js';
 import { inView, viewPath, type ViewOffset } from './camera-path.js';
 import { inFrame } from './boxes.js';
-import { relit } from './light.js';
+import { litDelta, relit } from './light.js';
 import { bytesOf } from '../core/bytes.js';
 import { BufferPool } from '../core/buffer-pool.js';
 import { ABS_GAUSSIAN_QUARTILE, histogramLevel } from '../core/median.js';
@@ -28,25 +28,11 @@ const GRID_Y = 9;
 /** a pixel moved when its gray level changed by more than this, in a view exposed as by day (movedDelta) */
 const PIXEL_DELTA = 24;
 /**
- * Luma is gamma-encoded (about 2.2), so what a body changes in it scales with the light: a
- * view with half the light (a stop) shows every difference 2^(-1/2.2) as large. A camera
- * exposes a scene by day about mid-gray (18 % grey at 118 of 255); a view whose median lies
- * more than a stop below that is underexposed: a dim room, a weak illuminator at night, a gray
- * make of either. There PIXEL_DELTA shrinks in proportion to the median: the real classroom in
- * a third of the light (its median 42) moved no cell at 24, and its seated people move by
- * the median's share of it (about 12).
- */
-const EXPOSED = 118 * 2 ** (-1 / 2.2);
-/**
- * ...never below this: an encoder quantises away changes of a few levels, so under about 2.5 %
- * of the range a change is as likely to be the compression's as the scene's (precipitation.ts's
- * FLOOR)...
- */
-const DELTA_FLOOR = 6;
-/**
- * ...nor below this many times the noise of the two samples' difference: the gamma curve lifts
- * a dark view's grain with its levels, and a grainy night stream's is not all averaged away at
- * 96 px. About 1 pixel in 1000 of Gaussian noise passes (precipitation.ts's NOISE_FACTOR).
+ * In an underexposed view PIXEL_DELTA shrinks with the light (light.ts, litDelta: the real
+ * classroom in a third of the light, its median 42, moved no cell at 24, and its seated people
+ * move by the median's share of it, about 12), but never below this many times the noise of
+ * the two samples' difference: the gamma curve lifts a dark view's grain with its levels, and a
+ * grainy night stream's is not all averaged away at 96 px. About 1 pixel in 1000 of Gaussian noise passes (precipitation.ts's NOISE_FACTOR).
  */
 const DELTA_NOISE = 3;
 /** a cell moves when this fraction of its pixels moved */
@@ -212,23 +198,17 @@ export function movedDelta(prev: Uint8Array, cur: Uint8Array): number {
 
 /**
  * How much a pixel must change from `prev` to `cur` to count: `full` where `prev` is exposed as
- * by day; in an underexposed view (EXPOSED; masked pixels, held at 0, count as dark) in
- * proportion to its median, down to DELTA_FLOOR and DELTA_NOISE times the difference's noise
+ * by day; in an underexposed view less, with the light (litDelta; masked pixels, held at 0,
+ * count as dark), down to DELTA_NOISE times the difference's noise
  * (sigma from its lower quartile, over that of a Gaussian: it holds while most of the view
  * changes, as precipitation.ts's transientMap reads it; without `cur`, the light's share
- * alone). The light is read off every 4th pixel, the noise off every other: a view's exposure
- * and grain are the same all over it.
+ * alone). The noise is read off every other pixel: a view's grain is the same all over it.
  */
 function changeDelta(full: number, prev: Uint8Array, cur?: Uint8Array): number {
+  const lit = litDelta(full, prev);
+  if (!cur || lit === full) return lit;
   histogram.fill(0);
   let counted = 0;
-  for (let i = 0; i < prev.length; i += 4, counted++) histogram[prev[i]!]++;
-  const median = histogramLevel(histogram, counted, 0.5);
-  if (median >= EXPOSED) return full;
-  const lit = Math.min(full, Math.max(DELTA_FLOOR, (full * median) / EXPOSED));
-  if (!cur) return lit;
-  histogram.fill(0);
-  counted = 0;
   for (let i = 0; i < prev.length; i += 2, counted++) histogram[Math.abs(cur[i]! - prev[i]!)]++;
   const noise = histogramLevel(histogram, counted, 0.25) / ABS_GAUSSIAN_QUARTILE;
   return Math.min(full, Math.max(lit, DELTA_NOISE * noise));

@@ -9,7 +9,7 @@
 // a small mover only says `animal` where they found none (decide.ts).
 import type { Box } from '../core/analysis.js';
 import { ascending } from '../core/median.js';
-import { exposure, type Exposure } from './light.js';
+import { exposure, litDelta, type Exposure } from './light.js';
 import { dropWindow, medianFrame, pixelsRanging, withoutDrops, type DropLight } from './pixel-median.js';
 
 /** One gray frame of the clip at the fine size, and its time. */
@@ -85,7 +85,11 @@ export interface SmallMovers {
 
 /** Frames whose per-pixel median is the background: enough to outvote a mover that stayed a while. */
 const BACKGROUND_FRAMES = 25;
-/** A gray level difference under this is never foreground, however clean the camera. */
+/**
+ * A gray level difference under this is never foreground, however clean the camera, in a view
+ * exposed as by day; in an underexposed one less, with its light (light.ts, litDelta): a spider
+ * crawling on a wall lit by a weak illuminator differs from it by a third of what it does by day.
+ */
 const MIN_DELTA = 12;
 /** Foreground is this many times the clip's own noise (its robust standard deviation) above the background. */
 const NOISE_FACTOR = 4;
@@ -642,9 +646,12 @@ export function followedScore(seconds: number): number {
  */
 export function findSmallMovers(clipFrames: FineFrame[], width: number, height: number, masked?: Uint8Array, options: { falling?: DropLight; flakes?: boolean } = {}): SmallMovers {
   // The background lies within each pixel's range over the frames, so only a pixel ranging over
-  // MIN_DELTA can stand out of it, and a mover stands out in two places at least (it goes its own
+  // minDelta can stand out of it, and a mover stands out in two places at least (it goes its own
   // length): with fewer, a still view (an empty room, a parked scene) has nothing to follow.
-  if (clipFrames.length < MIN_SIGHTINGS || pixelsRanging(clipFrames.map((f) => f.gray), width * height, MIN_DELTA, masked) < 2) return { creatures: [], travellers: [], faint: [], score: 0 };
+  if (clipFrames.length < MIN_SIGHTINGS) return { creatures: [], travellers: [], faint: [], score: 0 };
+  // a dim view shows a mover's difference from the background as it shows every other, smaller
+  const minDelta = litDelta(MIN_DELTA, clipFrames[0]!.gray);
+  if (pixelsRanging(clipFrames.map((f) => f.gray), width * height, minDelta, masked) < 2) return { creatures: [], travellers: [], faint: [], score: 0 };
   const { frames, bg, noise, light } = withoutRain(clipFrames, options.falling, options.flakes ?? false);
   const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0, ...(light ? { derainedAs: light } : {}) };
   if (frames.length < MIN_SIGHTINGS) return none;
@@ -653,7 +660,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   // A pixel's threshold: NOISE_FACTOR standard deviations of the clip's noise or of the pixel's
   // own flicker (a mean absolute change of a noise is 1.13 of its standard deviation), whichever is larger.
   const threshold = new Uint8Array(pixels);
-  for (let p = 0; p < pixels; p++) threshold[p] = Math.min(255, Math.max(MIN_DELTA, NOISE_FACTOR * Math.max(noise, own[p]! / 1.13)));
+  for (let p = 0; p < pixels; p++) threshold[p] = Math.min(255, Math.max(minDelta, NOISE_FACTOR * Math.max(noise, own[p]! / 1.13)));
   const short = Math.min(width, height);
   const maxSide = Math.max(2, Math.floor(short * SMALL_SIDE));
   if (masked) for (let p = 0; p < pixels; p++) if (masked[p]) threshold[p] = 255; // never foreground

@@ -116,6 +116,15 @@ describe('small movers (pure)', () => {
     expect(mostly.moved, 'followed all the same').to.have.length(1);
   });
 
+  it('a spider crawling on a wall lit by a weak illuminator (a third of the light, so a third of its difference): a creature, where the same few levels in a view lit as by day are nothing', () => {
+    const weak = { exposure: () => 0.35, noise: 1 }; // the view's median about 42; the grain averaged away at 192 px
+    const dim = findSmallMovers(frames([{ at: crawler, half: 1, shade: -10 }], weak), W, H);
+    expect(dim.creatures).to.have.length(1);
+    expect(dim.creatures[0]!.box.x * W).to.be.within(40, 62);
+    const lit = findSmallMovers(frames([{ at: crawler, half: 1, shade: -10 }], { noise: 1 }), W, H);
+    expect(lit.creatures).to.deep.equal([]);
+  });
+
   it('a bright thing wandering in circles (a bird circling against a dark sky) is a creature', () => {
     const circle = (t: number) => ({ x: 100 + 30 * Math.cos(t * 1.2), y: 50 + 15 * Math.sin(t * 1.2) });
     expect(findSmallMovers(frames([{ at: circle, half: 2, shade: 70 }]), W, H).creatures).to.have.length(1);

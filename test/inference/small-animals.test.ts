@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { ffmpeg, tempDir } from '../support/clips.js';
 import { suiteDaemon } from '../support/daemon.js';
-import { atNightClip, infraredClip } from '../support/night.js';
+import { atNightClip, dimClip, infraredClip } from '../support/night.js';
 import { media } from '../support/paths.js';
 import { dropsOnWindowClip, weatherClip } from '../support/weather.js';
 
@@ -24,6 +24,14 @@ describe('small animals on real footage (default pack, real models)', function (
   it('the tiny spider at night, as an infrared camera films it (gray, dark, grainy: it stands out of the grain by under twice the threshold, in every frame): animal, safe', async () => {
     const night = await atNightClip(media('nuisance/spider_on_wall.mp4'), path.join(tempDir('vigil-night-spider-'), 'spider-at-night.mp4'));
     const r = await daemon().classified(night);
+    expect(r.labels).to.include('animal');
+    for (const label of ['person', 'vehicule', 'intrusion', 'NOTHING']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
+  });
+
+  it('the tiny spider lit by a weak illuminator (a third of the light: it differs from the wall by a third of what it does by day): animal, safe', async () => {
+    const dim = await dimClip(media('nuisance/spider_on_wall.mp4'), path.join(tempDir('vigil-dim-spider-'), 'spider-dim.mp4'));
+    const r = await daemon().classified(dim);
     expect(r.labels).to.include('animal');
     for (const label of ['person', 'vehicule', 'intrusion', 'NOTHING']) expect(r.labels).to.not.include(label);
     expect(r.risk).to.equal('safe');

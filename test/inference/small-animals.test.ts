@@ -21,21 +21,18 @@ describe('small animals on real footage (default pack, real models)', function (
     expect(r.risk).to.equal('safe');
   });
 
-  it('the tiny spider at night, as an infrared camera films it (gray, dark, grainy: it stands out of the grain by under twice the threshold, in every frame): animal, safe', async () => {
-    const night = await atNightClip(media('nuisance/spider_on_wall.mp4'), path.join(tempDir('vigil-night-spider-'), 'spider-at-night.mp4'));
-    const r = await daemon().classified(night);
-    expect(r.labels).to.include('animal');
-    for (const label of ['person', 'vehicule', 'intrusion', 'NOTHING']) expect(r.labels).to.not.include(label);
-    expect(r.risk).to.equal('safe');
-  });
-
-  it('the tiny spider lit by a weak illuminator (a third of the light: it differs from the wall by a third of what it does by day): animal, safe', async () => {
-    const dim = await dimClip(media('nuisance/spider_on_wall.mp4'), path.join(tempDir('vigil-dim-spider-'), 'spider-dim.mp4'));
-    const r = await daemon().classified(dim);
-    expect(r.labels).to.include('animal');
-    for (const label of ['person', 'vehicule', 'intrusion', 'NOTHING']) expect(r.labels).to.not.include(label);
-    expect(r.risk).to.equal('safe');
-  });
+  // the tiny spider filmed at night: it stands out of the grain by under twice the threshold, in
+  // every frame (atNightClip); lit by a weak illuminator, it differs from the wall by a third of
+  // what it does by day (dimClip)
+  for (const [name, filmed] of [['at night, as an infrared camera films it (gray, dark, grainy)', atNightClip], ['lit by a weak illuminator (a third of the light)', dimClip]] as const) {
+    it(`the tiny spider ${name}: animal, safe`, async () => {
+      const night = await filmed(media('nuisance/spider_on_wall.mp4'), path.join(tempDir('vigil-night-spider-'), 'spider.mp4'));
+      const r = await daemon().classified(night);
+      expect(r.labels).to.include('animal');
+      for (const label of ['person', 'vehicule', 'intrusion', 'NOTHING']) expect(r.labels).to.not.include(label);
+      expect(r.risk).to.equal('safe');
+    });
+  }
 
   it('a mouse in an arena seen from above: animal, never person, safe', async () => {
     const r = await classify('mouse_arena_topdown.mp4');

@@ -32,7 +32,8 @@ const PIXEL_DELTA = 24;
  * classroom in a third of the light, its median 42, moved no cell at 24, and its seated people
  * move by the median's share of it, about 12), but never below this many times the noise of
  * the two samples' difference: the gamma curve lifts a dark view's grain with its levels, and a
- * grainy night stream's is not all averaged away at 96 px. About 1 pixel in 1000 of Gaussian noise passes (precipitation.ts's NOISE_FACTOR).
+ * grainy night stream's is not all averaged away at 96 px. About 1 pixel in 1000 of Gaussian
+ * noise passes (precipitation.ts's NOISE_FACTOR).
  */
 const DELTA_NOISE = 3;
 /** a cell moves when this fraction of its pixels moved */

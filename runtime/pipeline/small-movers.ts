@@ -648,10 +648,11 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   // The background lies within each pixel's range over the frames, so only a pixel ranging over
   // minDelta can stand out of it, and a mover stands out in two places at least (it goes its own
   // length): with fewer, a still view (an empty room, a parked scene) has nothing to follow.
-  if (clipFrames.length < MIN_SIGHTINGS) return { creatures: [], travellers: [], faint: [], score: 0 };
+  const nothing: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0 };
+  if (clipFrames.length < MIN_SIGHTINGS) return nothing;
   // a dim view shows a mover's difference from the background as it shows every other, smaller
   const minDelta = litDelta(MIN_DELTA, clipFrames[0]!.gray);
-  if (pixelsRanging(clipFrames.map((f) => f.gray), width * height, minDelta, masked) < 2) return { creatures: [], travellers: [], faint: [], score: 0 };
+  if (pixelsRanging(clipFrames.map((f) => f.gray), width * height, minDelta, masked) < 2) return nothing;
   const { frames, bg, noise, light } = withoutRain(clipFrames, options.falling, options.flakes ?? false);
   const none: SmallMovers = { creatures: [], travellers: [], faint: [], score: 0, ...(light ? { derainedAs: light } : {}) };
   if (frames.length < MIN_SIGHTINGS) return none;

@@ -1,6 +1,6 @@
 // The clips of the quality table as other cameras and recorders would send them: at a low
-// bitrate, at 12 frames a second and at the few a recorder keeps, at twice their size, at 1080p, at two thirds of their size,
-// interlaced, in PAL's 720x576 with pixels shaped to show the view as it was, and as a phone held
+// bitrate, at 12 frames a second and at the few a recorder keeps, at twice their size, at
+// 1080p, at two thirds of their size, interlaced, in PAL's 720x576 with pixels shaped to show the view as it was, and as a phone held
 // upright stores them (on their side, tagged to be turned). The answer a person watching would
 // give is the same; the runtime's should be too. Outcomes only (CPU is the quality table's).
 import { fileURLToPath } from 'node:url';

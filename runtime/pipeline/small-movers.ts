@@ -443,9 +443,13 @@ function overlaps(blob: Blob, mask: Int8Array, other: Int8Array, width: number):
 
 /**
  * Links each frame's blobs to the tracks that could have got there: the closest pairs first, so a
- * faint speck near a creature never takes its track; a blob left over starts a track.
+ * faint speck near a creature never takes its track; a blob left over starts a track. A thing
+ * inside the view gets to its edge by going there: a blob on the edge (`atEdge`) a hop longer
+ * than either's size from a sighting inside is something else coming into view, shown in part
+ * (in infrared a dark car's roof, followed up the overhead lot, was linked to a sliver of the
+ * next car entering at the bottom, and its course so bent passed for a creature's).
  */
-function link(frames: Blob[][]): Blob[][] {
+function link(frames: Blob[][], atEdge: (b: Blob) => boolean): Blob[][] {
   const tracks: Blob[][] = [];
   let alive: Blob[][] = [];
   for (const blobs of frames) {
@@ -463,6 +467,7 @@ function link(frames: Blob[][]): Blob[][] {
         if (Math.max(blob.size, last.size) > 2 * Math.min(blob.size, last.size) + BODY_PX) continue;
         const distance = Math.hypot(blob.x - last.x, blob.y - last.y);
         if (distance > LENGTHS_PER_S * Math.max(last.size, blob.size, BODY_PX) * dt + 1) continue;
+        if (atEdge(blob) && !atEdge(last) && distance > Math.max(last.size, blob.size)) continue;
         pairs.push({ blob, track, distance });
         const near = within.get(track);
         if (near) near.push(blob);
@@ -703,7 +708,7 @@ export function findSmallMovers(clipFrames: FineFrame[], width: number, height: 
   const blobsOf = new Map<MoverTrack, Blob[]>();
   const atEdge = (b: Blob) => b.x0 === 0 || b.y0 === 0 || b.x1 === width - 1 || b.y1 === height - 1;
   const frameAt = new Map(frames.map((f, k) => [f.t, k]));
-  const followed = link(sightings).flatMap((t) => {
+  const followed = link(sightings, atEdge).flatMap((t) => {
     const seconds = t[t.length - 1]!.t - t[0]!.t;
     const presence = t.length / (seconds / interval + 1);
     if (t.length < MIN_SIGHTINGS || seconds < MIN_SECONDS || presence < MIN_PRESENCE) return [];

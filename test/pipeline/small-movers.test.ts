@@ -227,6 +227,19 @@ describe('small movers (pure)', () => {
     expect(cut.travellers).to.have.length(1);
   });
 
+  it('a thing going its steady way up the view as the next comes in at the bottom edge (cars from above, their roofs seen in infrared): no hop from inside the view to the edge, so no course bent into a creature\'s', () => {
+    // a pale roof 21 px long drives up, lost from sight near the top (the car turns into the
+    // shade); as it goes, the next shows a sliver at the bottom edge, a hop of four of its lengths
+    // away, and drives up after it
+    const first = (t: number) => (t < 3.6 ? { x: 100, y: 90 - 20 * t } : undefined);
+    const next = (t: number) => (t >= 3.6 ? { x: 40, y: H + 8 - 20 * (t - 3.6) } : undefined);
+    const movers = findSmallMovers(frames([{ at: first, half: 10, shade: 50 }, { at: next, half: 10, shade: 50 }], { seconds: 8 }), W, H);
+    expect(movers.creatures).to.deep.equal([]);
+    expect(movers.travellers.length).to.be.at.least(1);
+    const alone = findSmallMovers(frames([{ at: first, half: 10, shade: 50 }], { seconds: 8 }), W, H);
+    expect(alone.creatures, 'the first alone').to.deep.equal([]);
+  });
+
   it('a thing at one steady pace on a straight line (carried, or a walker far away): no creature, a traveller the detector looks at', () => {
     const carried = (t: number) => ({ x: 20 + t * 15, y: 60 });
     const movers = findSmallMovers(frames([{ at: carried, half: 2, shade: -60 }]), W, H);

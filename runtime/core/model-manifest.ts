@@ -63,6 +63,13 @@ export const modelSchema = z.strictObject({
    */
   flags: z.array(z.string()).default([]),
   /**
+   * detection: the classes it gives a vehicle seen from straight above, mapped to a label or not
+   * (COCO's "cell phone": a car's roof between its windscreen and rear window is a phone's screen
+   * in its frame to it). Read as a vehicle only where one moves through the view with no one
+   * holding it, as the thing it names never goes anywhere by itself (decide.ts).
+   */
+  vehicles_from_above: z.array(z.string()).default([]),
+  /**
    * detection: the side of its smallest anchor box, a share of its input's side (0.1 for SSD
    * MobileNet v2: it was made to find nothing smaller). A person boxed smaller on the longer
    * side and not upright is dropped (decoders.ts). 0: none is.

@@ -42,7 +42,7 @@ export function describeModels(dir: string, manifest: Manifest, backend: Backend
       throw new Error(`model ${entry.id} takes ${input.type} ${input.shape.join('x')}; this runtime feeds uint8 RGB images (1xHxWx3)`);
     }
     const classNames = parseLabels(labelsText);
-    return { entry, labelMap: buildLabelMap(entry, classNames), flying: classIndexes(entry.flying, classNames, `model ${entry.id}: flying`), flags: classIndexes(entry.flags, classNames, `model ${entry.id}: flags`), input, output };
+    return { entry, labelMap: buildLabelMap(entry, classNames), flying: classIndexes(entry.flying, classNames, `model ${entry.id}: flying`), flags: classIndexes(entry.flags, classNames, `model ${entry.id}: flags`), fromAbove: classIndexes(entry.vehicles_from_above, classNames, `model ${entry.id}: vehicles_from_above`), input, output };
   });
 }
 

@@ -630,6 +630,7 @@ export class ClipClassifier implements Classifier {
     const views: { whole: Detection[]; region: Detection[] } = { whole: [], region: [] };
     const flyers: Box[] = [];
     const flags: Sighting[] = [];
+    const fromAbove: Sighting[] = [];
     let inferenceMs = 0;
     let inferences = 0;
     const byModel: Record<string, number> = {};
@@ -645,12 +646,13 @@ export class ClipClassifier implements Classifier {
       (crop ? views.region : views.whole).push(...found.detections);
       flyers.push(...found.flyers ?? []);
       flags.push(...found.flags ?? []);
+      fromAbove.push(...found.fromAbove ?? []);
       for (const [label, score] of Object.entries(found.scores) as Array<[keyof Scores, number]>) {
         if (score > (scores[label] ?? 0)) scores[label] = score;
       }
       return found.detections;
     };
-    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers, flags, ...(derained !== undefined ? { derained } : {}), ...(opened ? { opened } : {}), ...(choice.crop ? { framing: choice.crop } : {}) }, inferenceMs, inferences, byModel });
+    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers, flags, fromAbove, ...(derained !== undefined ? { derained } : {}), ...(opened ? { opened } : {}), ...(choice.crop ? { framing: choice.crop } : {}) }, inferenceMs, inferences, byModel });
     const runAll = async (models: LoadedModel[], crop: Box | undefined) => (await Promise.all(models.map((m) => run(m, crop)))).flat();
     // A detector takes the first look: at the region around the motion when there is one (what
     // moved, larger in its input than in the whole frame), else at the whole frame. When what

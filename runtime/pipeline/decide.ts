@@ -25,6 +25,8 @@ export interface FrameFindings {
   flyers?: Box[];
   /** what the detector called a flag (a flag's evidence where a compact place flutters), a label or not */
   flags?: Sighting[];
+  /** what the detector called a vehicle seen from above (a car's roof is a phone to it), a label or not */
+  fromAbove?: Sighting[];
   /**
    * seen with the drops of rain or snow taken out: true, over a fifth of a second either side
    * (each pixel's darkest, or brightest); false, over the samples either side only; absent, as it is
@@ -208,6 +210,35 @@ const SAME_MOMENT_S = 0.5;
 function sameMoment(frames: FrameFindings[], kept: (d: Detection) => boolean): (frame: FrameFindings) => Detection[] {
   const found = frames.map((f) => f.detections.filter(kept));
   return (frame) => found.filter((_, i) => Math.abs(frames[i]!.t - frame.t) <= SAME_MOMENT_S).flat();
+}
+
+/** A phone held is mostly inside the box of the person holding it. */
+const HELD = 0.5;
+
+/**
+ * Second reading of what goes nowhere by itself: a phone moves in a hand. Where the detector saw
+ * one (the pack's `vehicles_from_above`) at two moments, at places one body could reach in the
+ * time between (oneBody) but not its same place (samePlace: a phone lying on a desk, its box
+ * jittering), with no person boxed about it at either moment (HELD), what went there is no
+ * phone: from straight above, a car's roof between its windscreen and rear window is a phone's
+ * screen in its frame to the detector (every car driving through the overhead lot, 0.91 to 0.99,
+ * by day and in infrared, where in the gray the classifier no longer names a car). Each such
+ * sighting is read as a vehicle, as sure as the detector was.
+ */
+function vehiclesFromAbove(frames: FrameFindings[], aspect: number): FrameFindings[] {
+  const personsAt = sameMoment(frames, (d) => d.label === 'person');
+  const sightings = frames.flatMap((frame) => (frame.fromAbove ?? [])
+    .filter((s) => !personsAt(frame).some((p) => covered(s.box, p.box) >= HELD))
+    .map((s) => ({ ...s, t: frame.t, sample: frame.sample, frame })));
+  type Seen = (typeof sightings)[number];
+  const wentFrom = (a: Seen, b: Seen) => a.t !== b.t && oneBody(a, b, aspect) && !samePlace(inViewOf(a.box, a.sample, b.sample), b.box, aspect);
+  const went = sightings.filter((a) => sightings.some((b) => wentFrom(a, b)));
+  if (went.length === 0) return frames;
+  return frames.map((frame) => {
+    const read = went.filter((s) => s.frame === frame).map((s): Detection => ({ label: 'vehicule', score: s.score, box: s.box }));
+    if (read.length === 0) return frame;
+    return { ...frame, detections: [...frame.detections, ...read], scores: { ...frame.scores, vehicule: Math.max(frame.scores.vehicule ?? 0, ...read.map((d) => d.score)) } };
+  });
 }
 
 /**
@@ -770,7 +801,7 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
   const aspect = pattern.aspect ?? 1;
-  const ruled = dropWhatStreaksMade(found, judge, aspect).map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)));
+  const ruled = dropWhatStreaksMade(vehiclesFromAbove(found, aspect), judge, aspect).map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)));
   const each = uprightBodiesInRain(dropAnimalsAroundPersons(ruled), judge, aspect, rainSeen(pattern, judge))
     .map((f, _, all) => dropUnsureOnFoliage(f, all, swaying, judge, aspect));
   return dropWhatFillsItsFraming(dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, aspect), judge, aspect);

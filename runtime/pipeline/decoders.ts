@@ -19,6 +19,8 @@ export interface ViewFindings {
   flyers?: Box[];
   /** detection: what it called a flag (the manifest's `flags`, a label or not), boxed in frame coordinates, with its score */
   flags?: Sighting[];
+  /** detection: what it calls a vehicle seen from above (the manifest's `vehicles_from_above`, a label or not), boxed in frame coordinates, with its score */
+  fromAbove?: Sighting[];
 }
 
 /** A box and how sure the model was of it: a finding without a label of the pack. */
@@ -97,25 +99,28 @@ function detection(outputs: InferenceOutput[], model: LoadedModel, view: Box | u
   const detections: Detection[] = [];
   const flyers: Box[] = [];
   const flags: Sighting[] = [];
+  const fromAbove: Sighting[] = [];
   const n = Math.min(Math.round(count[0]!), scores.length);
   for (let i = 0; i < n; i++) {
     const index = Math.round(classes[i]!);
     const target = model.labelMap[index];
     const flying = model.flying.has(index) && scores[i]! >= model.entry.min_score;
     const flag = model.flags.has(index) && scores[i]! >= model.entry.min_score;
+    const above = model.fromAbove.has(index) && scores[i]! >= model.entry.min_score;
     const score = scores[i]! * (target?.weight ?? 0);
-    if (!flying && !flag && (!target || score < model.entry.min_score)) continue;
+    if (!flying && !flag && !above && (!target || score < model.entry.min_score)) continue;
     const clamp = (v: number) => Math.min(1, Math.max(0, v));
     const y0 = clamp(boxes[i * 4]!), x0 = clamp(boxes[i * 4 + 1]!), y1 = clamp(boxes[i * 4 + 2]!), x1 = clamp(boxes[i * 4 + 3]!);
     if (x1 <= x0 || y1 <= y0) continue;
     const box = fromCrop({ x: x0, y: y0, w: x1 - x0, h: y1 - y0 }, view);
     if (flying) flyers.push(box);
     if (flag) flags.push({ box, score: scores[i]! });
+    if (above) fromAbove.push({ box, score: scores[i]! });
     if (target && score >= model.entry.min_score && !tooSmallForAPerson(target.label, x1 - x0, y1 - y0, model.entry.smallest_box)) {
       detections.push({ label: target.label, score, box });
     }
   }
-  return { scores: bestOf(detections), detections, flyers, flags };
+  return { scores: bestOf(detections), detections, flyers, flags, fromAbove };
 }
 
 /** The compiler asks for a decoder for every task a manifest can name. */

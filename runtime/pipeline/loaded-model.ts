@@ -12,6 +12,8 @@ export interface LoadedModel {
   flying: Set<number>;
   /** detection: the indexes of the classes it gives flags (the manifest's `flags`) */
   flags: Set<number>;
+  /** detection: the indexes of the classes it gives a vehicle seen from above (the manifest's `vehicles_from_above`) */
+  fromAbove: Set<number>;
   input: TensorQuant;
   output: TensorQuant;
 }

@@ -215,6 +215,25 @@ describe('decide, step 1: second opinions on each frame', () => {
     expect(secondOpinions([inFlock(0.8, [banking], []), inFlock(3.8, [], flock)], wide, judge)[0]!.detections).to.deep.equal([banking]);
   });
 
+  it('what the detector calls a phone (the pack\'s `vehicles_from_above`) seen at two moments at places apart that one body could reach, held by no one, is a vehicle seen from above, as sure as the detector was; not one lying where it was, one held by a person, one seen once, or two too far apart for one body', () => {
+    // a car driving up an overhead lot: its roof a "cell phone" 0.98 at 6.2 s, 0.99 at 7 s
+    const roof = (t: number, y: number, score: number): FrameFindings => ({ ...frame(t, [], { x: 0.3, y, w: 0.15, h: 0.35 }), fromAbove: [{ box: { x: 0.3, y, w: 0.15, h: 0.35 }, score }] });
+    const driving = secondOpinions([roof(6.2, 0.4, 0.98), roof(7, 0.1, 0.99)], pattern, judge);
+    expect(driving.map((f) => f.detections)).to.deep.equal([
+      [{ label: 'vehicule', score: 0.98, box: { x: 0.3, y: 0.4, w: 0.15, h: 0.35 } }],
+      [{ label: 'vehicule', score: 0.99, box: { x: 0.3, y: 0.1, w: 0.15, h: 0.35 } }],
+    ]);
+    expect(driving.map((f) => f.scores.vehicule)).to.deep.equal([0.98, 0.99]);
+    expect(riskOf(driving, foundRule(driving, judge), false, judge).risk).to.equal('intrusion');
+    // a phone on a desk, its box jittering; a phone in the hand of someone walking by; one sighting; two far apart at once
+    const lying = [roof(6.2, 0.4, 0.98), roof(7, 0.41, 0.99)];
+    const held = [roof(6.2, 0.4, 0.98), roof(7, 0.1, 0.99)].map((f) => ({ ...f, detections: [person(0.9, { x: 0.25, y: f.fromAbove![0]!.box.y - 0.1, w: 0.25, h: 0.6 })] }));
+    const afar = [roof(6.2, 0.4, 0.98), { ...roof(6.3, 0.1, 0.99), fromAbove: [{ box: { x: 0.8, y: 0.1, w: 0.03, h: 0.05 }, score: 0.99 }] }];
+    for (const found of [lying, held, [roof(6.2, 0.4, 0.98)], afar]) {
+      expect(secondOpinions(found, pattern, judge).flatMap((f) => f.detections.filter((d) => d.label === 'vehicule'))).to.deep.equal([]);
+    }
+  });
+
   it('an unsure person lying on swaying cells is the leaves; a sure one, or one off the crown, stays', () => {
     const onLeaves = person(0.45, { x: 0.15, y: 0.2, w: 0.2, h: 0.3 });
     const sure = person(0.9, { x: 0.15, y: 0.2, w: 0.2, h: 0.3 });

@@ -96,6 +96,18 @@ describe('the detection decoder (SSD, post-processed)', () => {
     expect(detections.map((d) => d.label)).to.deep.equal(['animal']); // no label of its own
   });
 
+  it('what it calls a vehicle seen from above (the pack\'s `vehicles_from_above`: cell phone) is boxed with its score from min_score, in the frame, a label or not', () => {
+    expect(detector!.entry.vehicles_from_above).to.deep.equal(['cell phone']);
+    const minScore = detector!.entry.min_score;
+    const { detections, fromAbove } = decode(ssd([
+      { name: 'cell phone', score: 0.98, box: [0, 0.5, 0.5, 1] },
+      { name: 'cell phone', score: minScore - 0.01, box: [0.5, 0.5, 1, 1] },
+      { name: 'car', score: 0.6, box: [0.5, 0, 1, 0.5] },
+    ]), VIEW);
+    expect(fromAbove).to.deep.equal([{ box: { x: 0.75, y: 0.25, w: 0.25, h: 0.25 }, score: Math.fround(0.98) }]);
+    expect(detections.map((d) => d.label)).to.deep.equal(['vehicule']); // the car; the phone is no label of its own
+  });
+
   it('a person boxed smaller than the smallest anchor (`smallest_box` of the input) is dropped unless upright; other labels, and flyers, are kept', () => {
     const smallest = detector!.entry.smallest_box;
     expect(smallest).to.equal(0.1);

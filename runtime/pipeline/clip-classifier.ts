@@ -15,6 +15,7 @@ import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
 import { anotherMoment, chooseFrames, closerView, CLOSER_SIDE, naiveFrames, widerView, type ChosenFrame } from './frame-choice.js';
 import { readSamples, scaledSize } from './frames.js';
+import { degrained } from './grain.js';
 import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
 import { DECODERS, type Scores, type Sighting } from './decoders.js';
@@ -634,10 +635,7 @@ export class ClipClassifier implements Classifier {
     let inferenceMs = 0;
     let inferences = 0;
     const byModel: Record<string, number> = {};
-    const run = async (model: LoadedModel, crop: Box | undefined): Promise<Detection[]> => {
-      const [, h, w] = model.input.shape;
-      // A whole frame is its own buffer (frames.ts): sent to the worker as it is.
-      const input = crop ? await this.cropInput(frame, size, crop, w!, h!) : whole.get(inputKey(model))!;
+    const look = async (model: LoadedModel, input: Uint8Array, crop: Box | undefined): Promise<Detection[]> => {
       const { outputs, ms } = await this.options.pool.infer(model.entry.id, input, signal);
       inferenceMs += ms;
       inferences++;
@@ -651,6 +649,18 @@ export class ClipClassifier implements Classifier {
         if (score > (scores[label] ?? 0)) scores[label] = score;
       }
       return found.detections;
+    };
+    const run = async (model: LoadedModel, crop: Box | undefined): Promise<Detection[]> => {
+      const [, h, w] = model.input.shape;
+      // A whole frame is its own buffer (frames.ts): sent to the worker as it is.
+      const input = crop ? await this.cropInput(frame, size, crop, w!, h!) : whole.get(inputKey(model))!;
+      const found = await look(model, input, crop);
+      if (model.entry.task !== 'detection' || found.some((d) => this.sure(d))) return found;
+      // Nothing sure in a dim view: the detector looks again as a camera's noise reduction
+      // would show it (grain.ts). Part of the same look, not drawn from the frame's share: a
+      // night's look costs at most twice a day's, where the share would leave the night blind.
+      const clean = await degrained(input, w!, h!);
+      return clean ? [...found, ...(await look(model, clean, crop))] : found;
     };
     const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers, flags, fromAbove, ...(derained !== undefined ? { derained } : {}), ...(opened ? { opened } : {}), ...(choice.crop ? { framing: choice.crop } : {}) }, inferenceMs, inferences, byModel });
     const runAll = async (models: LoadedModel[], crop: Box | undefined) => (await Promise.all(models.map((m) => run(m, crop)))).flat();
@@ -686,10 +696,15 @@ export class ClipClassifier implements Classifier {
     return findings();
   }
 
+  /** A finding at or above its label's threshold. */
+  private sure(found: Detection): boolean {
+    const { thresholds, default_threshold } = this.options.manifest;
+    return found.score >= (thresholds[found.label] ?? default_threshold);
+  }
+
   /** A sure finding whose box holds most of the moving area: a closer look would add nothing. */
   private explains(found: Detection[], moving: Box): boolean {
-    const { thresholds, default_threshold } = this.options.manifest;
-    return found.some((d) => d.score >= (thresholds[d.label] ?? default_threshold) && covered(moving, d.box) >= EXPLAINED);
+    return found.some((d) => this.sure(d) && covered(moving, d.box) >= EXPLAINED);
   }
 
   /** A crop of the detail frame, resized in memory to the model's input. */

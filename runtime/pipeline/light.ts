@@ -13,7 +13,7 @@ import { histogramLevel } from '../core/median.js';
  * more than a stop below that is underexposed: a dim room, a weak illuminator at night, a gray
  * make of either.
  */
-const EXPOSED = 118 * 2 ** (-1 / 2.2);
+export const EXPOSED = 118 * 2 ** (-1 / 2.2);
 /**
  * A change counted in the light is never below this: an encoder quantises away changes of a
  * few levels, so under about 2.5 % of the range a change is as likely to be the compression's

@@ -6,7 +6,8 @@
 // sure in a dim view, the grain of its input is measured and taken out as far as a well-lit
 // camera shows it, no further, for a second pass (clip-classifier.ts).
 import sharp from 'sharp';
-import { EXPOSED } from './light.js';
+import { underexposed } from './light.js';
+import { lumaOf } from './pixel-median.js';
 
 /** A well-lit camera's H.264 leaves about this much noise per pixel (measured at the detector's input: 0.1 to 0.7 on the real day clips). */
 const CLEAN_GRAIN = 1;
@@ -55,24 +56,14 @@ export function grainOf(rgb: Uint8Array, width: number, height: number): number 
   return counted ? (Math.sqrt(Math.PI / 2) * sum) / (6 * counted) : 0;
 }
 
-/** The median luma of an RGB picture (every 4th pixel: a view's light is the same all over it). */
-function medianLuma(rgb: Uint8Array): number {
-  const levels = new Uint32Array(256);
-  let counted = 0;
-  for (let p = 0; p < rgb.length; p += 12, counted++) levels[Math.round(0.299 * rgb[p]! + 0.587 * rgb[p + 1]! + 0.114 * rgb[p + 2]!)]++;
-  let level = 0;
-  for (let seen = levels[0]!; level < 255 && seen * 2 < counted; ) seen += levels[++level]!;
-  return level;
-}
-
 /**
  * A detector's input with a dim view's grain taken out: blurred by the least Gaussian that
  * leaves its noise no more than a well-lit camera's. Nothing (undefined) for a view exposed as
- * by day (light.ts, EXPOSED), whatever its fine texture reads as (a shelf of crockery: 1.9),
+ * by day (light.ts, underexposed), whatever its fine texture reads as (a shelf of crockery: 1.9),
  * or one already as clean.
  */
 export async function degrained(rgb: Uint8Array, width: number, height: number): Promise<Uint8Array | undefined> {
-  if (medianLuma(rgb) >= EXPOSED || grainOf(rgb, width, height) <= CLEAN_GRAIN) return undefined;
+  if (!underexposed(lumaOf(rgb)) || grainOf(rgb, width, height) <= CLEAN_GRAIN) return undefined;
   let blurred = rgb;
   for (const sigma of BLURS) {
     blurred = new Uint8Array(await sharp(rgb, { raw: { width, height, channels: 3 } }).blur(sigma).raw().toBuffer());

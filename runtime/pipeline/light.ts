@@ -13,7 +13,7 @@ import { histogramLevel } from '../core/median.js';
  * more than a stop below that is underexposed: a dim room, a weak illuminator at night, a gray
  * make of either.
  */
-export const EXPOSED = 118 * 2 ** (-1 / 2.2);
+const EXPOSED = 118 * 2 ** (-1 / 2.2);
 /**
  * A change counted in the light is never below this: an encoder quantises away changes of a
  * few levels, so under about 2.5 % of the range a change is as likely to be the compression's
@@ -21,19 +21,28 @@ export const EXPOSED = 118 * 2 ** (-1 / 2.2);
  */
 const DELTA_FLOOR = 6;
 
-/** Scratch for litDelta's histogram (one call at a time: the runtime is single-threaded). */
+/** Scratch for medianLight's histogram (one call at a time: the runtime is single-threaded). */
 const levels = new Uint32Array(256);
 
-/**
- * A threshold of `full` gray levels for a view exposed as by day, in `gray`'s light: in an
- * underexposed view (EXPOSED) in proportion to its median, down to DELTA_FLOOR. The light is
- * read off every 4th pixel: a view's exposure is the same all over it.
- */
-export function litDelta(full: number, gray: Uint8Array): number {
+/** A gray view's median level, read off every 4th pixel: a view's exposure is the same all over it. */
+function medianLight(gray: Uint8Array): number {
   levels.fill(0);
   let counted = 0;
   for (let i = 0; i < gray.length; i += 4, counted++) levels[gray[i]!]++;
-  const median = histogramLevel(levels, counted, 0.5);
+  return histogramLevel(levels, counted, 0.5);
+}
+
+/** Whether a gray view is underexposed (EXPOSED): a dim room, a weak illuminator at night. */
+export function underexposed(gray: Uint8Array): boolean {
+  return medianLight(gray) < EXPOSED;
+}
+
+/**
+ * A threshold of `full` gray levels for a view exposed as by day, in `gray`'s light: in an
+ * underexposed view (EXPOSED) in proportion to its median, down to DELTA_FLOOR.
+ */
+export function litDelta(full: number, gray: Uint8Array): number {
+  const median = medianLight(gray);
   if (median >= EXPOSED) return full;
   return Math.min(full, Math.max(DELTA_FLOOR, (full * median) / EXPOSED));
 }

@@ -15,10 +15,10 @@ import { laidOnto, steadyPan } from './camera-path.js';
 import type { MoverTrack } from './small-movers.js';
 import { anotherMoment, chooseFrames, closerView, CLOSER_SIDE, naiveFrames, widerView, type ChosenFrame } from './frame-choice.js';
 import { readSamples, scaledSize } from './frames.js';
-import { degrained } from './grain.js';
 import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
 import { DECODERS, type Scores, type Sighting } from './decoders.js';
+import { asCameraShows } from './dim-view.js';
 import type { LoadedModel } from './loaded-model.js';
 
 export interface ClipClassifierOptions {
@@ -366,7 +366,7 @@ export class ClipClassifier implements Classifier {
       const along = (at: number): ChosenFrame => {
         const index = Math.min(last, Math.max(0, Math.round((track.from + at * (track.to - track.from)) * SAMPLE_FPS)));
         // it moved there, seen at the small movers' finer size
-        return { index, sample: seenMoving(motion.samples[index]!, track.box), crop };
+        return { index, sample: seenMoving(motion.samples[index]!, track.box), crop, onMover: true };
       };
       const first = [along(0.2), along(0.8)];
       const half = along(0.5);
@@ -656,11 +656,12 @@ export class ClipClassifier implements Classifier {
       const input = crop ? await this.cropInput(frame, size, crop, w!, h!) : whole.get(inputKey(model))!;
       const found = await look(model, input, crop);
       if (model.entry.task !== 'detection' || found.some((d) => this.sure(d))) return found;
-      // Nothing sure in a dim view: the detector looks again as a camera's noise reduction
-      // would show it (grain.ts). Part of the same look, not drawn from the frame's share: a
-      // night's look costs at most twice a day's, where the share would leave the night blind.
-      const clean = await degrained(input, w!, h!);
-      return clean ? [...found, ...(await look(model, clean, crop))] : found;
+      // Nothing sure in a dim view: the detector looks again as a camera would show it
+      // (dim-view.ts), its grain out, and exposed for what it frames where that is one small
+      // mover. Part of the same look, not drawn from the frame's share: a night's look costs at
+      // most twice a day's, where the share would leave the night blind.
+      const shown = await asCameraShows(input, w!, h!, choice.onMover === true);
+      return shown ? [...found, ...(await look(model, shown, crop))] : found;
     };
     const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers, flags, fromAbove, ...(derained !== undefined ? { derained } : {}), ...(opened ? { opened } : {}), ...(choice.crop ? { framing: choice.crop } : {}) }, inferenceMs, inferences, byModel });
     const runAll = async (models: LoadedModel[], crop: Box | undefined) => (await Promise.all(models.map((m) => run(m, crop)))).flat();

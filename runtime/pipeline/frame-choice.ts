@@ -16,6 +16,8 @@ export interface ChosenFrame {
   sample: MotionSample;
   /** a region around the moving area, when it is small enough to be worth one */
   crop: Box | undefined;
+  /** a closer look framed on one small mover's path (a dim view is exposed for it: dim-view.ts) */
+  onMover?: boolean;
 }
 
 /** A frame for every this many seconds of motion... */

@@ -2,12 +2,9 @@
 // and the noise of each pixel with it, anew in every frame. The detector learned on photos with
 // little of it; grain of two levels at its input hides from it a car in plain view (the overhead
 // lot filmed in infrared: nothing, where a Gaussian of 0.8 px over its input brings the car
-// back, 0.73). A camera's own noise reduction does as much. Where the detector finds nothing
-// sure in a dim view, the grain of its input is measured and taken out as far as a well-lit
-// camera shows it, no further, for a second pass (clip-classifier.ts).
+// back, 0.73). A camera's own noise reduction does as much: the grain is measured and taken out
+// as far as a well-lit camera shows it, no further (dim-view.ts).
 import sharp from 'sharp';
-import { underexposed } from './light.js';
-import { lumaOf } from './pixel-median.js';
 
 /** A well-lit camera's H.264 leaves about this much noise per pixel (measured at the detector's input: 0.1 to 0.7 on the real day clips). */
 const CLEAN_GRAIN = 1;
@@ -57,13 +54,12 @@ export function grainOf(rgb: Uint8Array, width: number, height: number): number 
 }
 
 /**
- * A detector's input with a dim view's grain taken out: blurred by the least Gaussian that
- * leaves its noise no more than a well-lit camera's. Nothing (undefined) for a view exposed as
- * by day (light.ts, underexposed), whatever its fine texture reads as (a shelf of crockery: 1.9),
- * or one already as clean.
+ * A picture with its grain taken out as far as a well-lit camera shows it, no further: blurred
+ * by the least Gaussian that leaves its noise no more than such a camera's; the picture itself
+ * where it is already as clean.
  */
-export async function degrained(rgb: Uint8Array, width: number, height: number): Promise<Uint8Array | undefined> {
-  if (!underexposed(lumaOf(rgb)) || grainOf(rgb, width, height) <= CLEAN_GRAIN) return undefined;
+export async function withoutGrain(rgb: Uint8Array, width: number, height: number): Promise<Uint8Array> {
+  if (grainOf(rgb, width, height) <= CLEAN_GRAIN) return rgb;
   let blurred = rgb;
   for (const sigma of BLURS) {
     blurred = new Uint8Array(await sharp(rgb, { raw: { width, height, channels: 3 } }).blur(sigma).raw().toBuffer());

@@ -19,6 +19,7 @@ import { analyseMotion, SAMPLE_FPS, type MotionAnalysis } from './motion.js';
 import { covered, squareRegion, suppress } from './boxes.js';
 import { DECODERS, type Scores, type Sighting } from './decoders.js';
 import { asCameraShows } from './dim-view.js';
+import { underexposed } from './light.js';
 import type { LoadedModel } from './loaded-model.js';
 
 export interface ClipClassifierOptions {
@@ -625,7 +626,12 @@ export class ClipClassifier implements Classifier {
     // a thermal camera's colour map: the networks see its heat as brightness (false-colour.ts),
     // told on the frame's smallest view
     const seen = [frame, ...whole.values()];
-    if (falseColour(seen.reduce((a, b) => (b.length < a.length ? b : a)))) for (const view of seen) toBrightness(view);
+    const smallest = seen.reduce((a, b) => (b.length < a.length ? b : a));
+    if (falseColour(smallest)) for (const view of seen) toBrightness(view);
+    // the camera's light is the whole frame's: a crop can be dark for what it holds (a dark flag
+    // against a bright sky) where the camera exposed as by day
+    let dim: boolean | undefined;
+    const frameDim = () => (dim ??= underexposed(lumaOf(smallest)));
     const scores: Scores = {};
     // By view, whole frame first whatever ran first: of two equal findings the merge keeps the earlier.
     const views: { whole: Detection[]; region: Detection[] } = { whole: [], region: [] };
@@ -660,7 +666,7 @@ export class ClipClassifier implements Classifier {
       // (dim-view.ts), its grain out, and exposed for what it frames where that is one small
       // mover. Part of the same look, not drawn from the frame's share: a night's look costs at
       // most twice a day's, where the share would leave the night blind.
-      const shown = await asCameraShows(input, w!, h!, choice.onMover === true);
+      const shown = frameDim() ? await asCameraShows(input, w!, h!, choice.onMover === true) : undefined;
       return shown ? [...found, ...(await look(model, shown, crop))] : found;
     };
     const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers, flags, fromAbove, ...(derained !== undefined ? { derained } : {}), ...(opened ? { opened } : {}), ...(choice.crop ? { framing: choice.crop } : {}) }, inferenceMs, inferences, byModel });

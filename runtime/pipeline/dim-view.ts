@@ -8,20 +8,19 @@
 // the dark hid (the mouse arena filmed in infrared: its floor a person 0.66).
 import sharp from 'sharp';
 import { withoutGrain } from './grain.js';
-import { underexposed } from './light.js';
-import { lumaOf } from './pixel-median.js';
 
 /** Of a view's pixels, this percentage at either end of its levels is clipped when they are stretched (a lamp in view, a black shadow). */
 const CLIPPED_PERCENT = 1;
 
 /**
- * A detector's input as a camera would show it in the dim: its grain taken out, and where it
- * is framed on one small mover (`meteredOnOne`), its levels stretched. Nothing (undefined) for
- * a view exposed as by day (light.ts, underexposed), whatever its texture reads as, or one the
- * camera would show as it is.
+ * A detector's input cut from a dim frame (light.ts, underexposed: the camera's gain is up) as
+ * the camera would show it: its grain taken out, and where it is framed on one small mover
+ * (`meteredOnOne`), its levels stretched. Nothing (undefined) where the camera would show it as
+ * it is. Whether the frame is dim is the caller's to tell: a crop can be dark for what it holds
+ * in a frame exposed as by day (a dark flag against a bright sky: stretched, the detector
+ * called its folds a vehicle), and nothing there is the camera's gain.
  */
 export async function asCameraShows(rgb: Uint8Array, width: number, height: number, meteredOnOne: boolean): Promise<Uint8Array | undefined> {
-  if (!underexposed(lumaOf(rgb))) return undefined;
   const clean = await withoutGrain(rgb, width, height);
   if (!meteredOnOne) return clean === rgb ? undefined : clean;
   const stretched = sharp(clean, { raw: { width, height, channels: 3 } }).normalise({ lower: CLIPPED_PERCENT, upper: 100 - CLIPPED_PERCENT });

@@ -1,6 +1,6 @@
 // A dim view's grain, measured on a detector's input and taken out only as far as a well-lit
 // camera shows it; a dim view shown as a camera would (its grain out, and its levels stretched
-// where it is framed on one small mover), a view exposed as by day left as it is.
+// where it is framed on one small mover).
 import { expect } from 'chai';
 import { asCameraShows } from '../../runtime/pipeline/dim-view.js';
 import { grainOf, withoutGrain } from '../../runtime/pipeline/grain.js';
@@ -80,12 +80,5 @@ describe('a dim view as a camera shows it', () => {
     expect(at(out!, 130, 140) - at(out!, 80, 140)).to.be.closeTo(20, 3);
     // nothing to show otherwise where the grain is a well-lit camera's
     expect(await asCameraShows(night(0.5), SIDE, SIDE, false)).to.equal(undefined);
-  });
-
-  it('leaves a view exposed as by day alone, whatever its grain', async () => {
-    for (const onOne of [true, false]) {
-      expect(await asCameraShows(picture(lot(150), 3), SIDE, SIDE, onOne)).to.equal(undefined);
-      expect(await asCameraShows(picture(lot(150), 0), SIDE, SIDE, onOne)).to.equal(undefined);
-    }
   });
 });

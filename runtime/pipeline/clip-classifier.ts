@@ -669,7 +669,7 @@ export class ClipClassifier implements Classifier {
       const shown = frameDim() ? await asCameraShows(input, w!, h!, choice.onMover === true) : undefined;
       return shown ? [...found, ...(await look(model, shown, crop))] : found;
     };
-    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers, flags, fromAbove, ...(derained !== undefined ? { derained } : {}), ...(opened ? { opened } : {}), ...(choice.crop ? { framing: choice.crop } : {}) }, inferenceMs, inferences, byModel });
+    const findings = () => ({ findings: { t: choice.sample.t, sample: choice.sample, scores, detections: suppress([...views.whole, ...views.region]), flyers, flags, fromAbove, ...(derained !== undefined ? { derained } : {}), ...(opened ? { opened } : {}), ...(choice.crop ? { framing: choice.crop } : {}), ...(frameDim() ? { dim: true } : {}) }, inferenceMs, inferences, byModel });
     const runAll = async (models: LoadedModel[], crop: Box | undefined) => (await Promise.all(models.map((m) => run(m, crop)))).flat();
     // A detector takes the first look: at the region around the motion when there is one (what
     // moved, larger in its input than in the whole frame), else at the whole frame. When what

@@ -34,6 +34,8 @@ export interface FrameFindings {
   derained?: boolean;
   /** the part of the frame the look framed (its region, in frame coordinates); absent: the whole frame */
   framing?: Box;
+  /** the frame was underexposed (light.ts): a night, a dim room, the camera's gain up */
+  dim?: boolean;
   /**
    * a second opinion on a frame as it is in rain: the same moment and framing with the thin
    * streaks of the drops opened out (dropWhatStreaksMade); it adds no sighting of its own
@@ -668,7 +670,7 @@ export function sureIntruders(frame: FrameFindings, judge: Judge): FrameFindings
   const sure = (label: ServiceLabel, score: number) => judge.intruders.includes(label) && score >= judge.threshold(label);
   const scores: Scores = {};
   for (const [label, score] of Object.entries(frame.scores) as Array<[ServiceLabel, number]>) if (sure(label, score)) scores[label] = score;
-  return { t: frame.t, sample: frame.sample, scores, detections: frame.detections.filter((d) => sure(d.label, d.score)), ...(frame.framing ? { framing: frame.framing } : {}) };
+  return { t: frame.t, sample: frame.sample, scores, detections: frame.detections.filter((d) => sure(d.label, d.score)), ...(frame.framing ? { framing: frame.framing } : {}), ...(frame.dim ? { dim: true } : {}) };
 }
 
 /** A person or vehicle seen once, within a step of its threshold, or only unsure on swaying leaves: where to look again. */
@@ -792,11 +794,39 @@ function raise(scores: Scores, label: ServiceLabel, score: number): void {
 }
 
 /**
+ * The share of a box's cells where the motion pass saw anything at all: a change from the sample
+ * before (the camera's own motion too), a difference from the background, a change in the scene.
+ */
+const touchedShare = (box: Box, sample: MotionSample): number =>
+  boxShares(box, sample.cells.map((v, c) => v | sample.foreground[c]! | (sample.sceneCells?.[c] ?? 0))).inside;
+
+/**
+ * Second opinion on persons in the dark: in a dim view (a night, an infrared illuminator) a
+ * person over whose box the motion pass saw nothing (under a tenth of its cells, as a person's
+ * box that moves, MOVING_SHARE), while it saw no person in the dim at all, is the detector's
+ * alone, and must clear its threshold by a step of the detector's scores, as a lone frame's
+ * must (Margins). Where the gain is up and gamma has pressed the view's contrast into a few
+ * levels, the detector reads bodies into textures at its threshold (a sunflower's head and
+ * petals filling the view, swaying under an illuminator: a person 0.5 to 0.58 in every look,
+ * nowhere the motion was); a worker standing still by a bush swaying at night is 0.66 to 0.88.
+ * Where the motion saw a person (a seated one fidgeting, a face talking at a webcam), every
+ * sighting stays.
+ */
+function dropUntouchedInTheDim(frames: FrameFindings[], judge: Judge): FrameFindings[] {
+  const untouched = (frame: FrameFindings) => (d: Detection) =>
+    frame.dim === true && d.label === 'person' && touchedShare(d.box, frame.sample) < MOVING_SHARE.person!;
+  if (frames.some((f) => f.detections.some((d) => d.label === 'person' && f.dim === true && !untouched(f)(d)))) return frames;
+  const unsure = (d: Detection) => d.score < judge.threshold('person') + judge.step;
+  return frames.map((f) => withoutDetections(f, (d) => untouched(f)(d) && unsure(d)));
+}
+
+/**
  * Step 1, second opinions on each frame: the camera's masks and label filters, close-ups of
  * animals taken for persons, animals around a person surer than them (a walker's trail in frames
  * with heavy rain taken out), upright animals on a person in rain, unsure persons and
  * vehicles on swaying leaves, persons inside an animal seen at the same moment, persons and
- * vehicles among a flock, persons and vehicles that filled a crop and were not there framed wider.
+ * vehicles among a flock, persons and vehicles that filled a crop and were not there framed wider,
+ * persons in the dim over whom the motion saw nothing, unless sure by a step.
  */
 export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, judge: Judge): FrameFindings[] {
   const swaying = swayingCells(pattern.sway);
@@ -804,7 +834,7 @@ export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, j
   const ruled = dropWhatStreaksMade(vehiclesFromAbove(found, aspect), judge, aspect).map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)));
   const each = uprightBodiesInRain(dropAnimalsAroundPersons(ruled), judge, aspect, rainSeen(pattern, judge))
     .map((f, _, all) => dropUnsureOnFoliage(f, all, swaying, judge, aspect));
-  return dropWhatFillsItsFraming(dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, aspect), judge, aspect);
+  return dropUntouchedInTheDim(dropWhatFillsItsFraming(dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, aspect), judge, aspect), judge);
 }
 
 /** The box of one cell of the motion pass's grid. */

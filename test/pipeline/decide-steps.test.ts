@@ -263,6 +263,39 @@ describe('decide, step 1: second opinions on each frame', () => {
     const faint = { ...closer, detections: [person(0.34, closer.detections[0]!.box)] };
     expect(secondOpinions([wide, faint], swaying, judge)[0]!.detections, 'the closer look unsure under confirm_score').to.deep.equal([]);
   });
+
+  it('in the dim, persons over whose boxes the motion saw nothing, where it saw no person, are dropped unless sure by a step; by day, or beside one it saw, they stay', () => {
+    const flowerHead = { x: 0.2, y: 0.35, w: 0.55, h: 0.6 }; // a sunflower filling the view, its head read as a person
+    const swayingPetal = { x: 0.33, y: 0.11, w: 0.08, h: 0.11 }; // the one place the motion saw move
+    const dark = (f: FrameFindings): FrameFindings => ({ ...f, dim: true });
+    // the default pack's detector, its scores 0.08 apart
+    const judge = judgeOf({ ...manifest, models: manifest.models.map((m) => ({ ...m, score_step: 0.08 })) });
+    const looks = [dark(frame(3.8, [person(0.58, flowerHead)], swayingPetal)), dark(frame(4.4, [person(0.5, flowerHead)], swayingPetal))];
+    const dropped = secondOpinions(looks, pattern, judge);
+    expect(dropped.map((f) => f.detections)).to.deep.equal([[], []]);
+    expect(dropped.map((f) => f.scores.person ?? 0)).to.deep.equal([0, 0]);
+    // sure by a step of the detector's scores (0.55 + 0.08), one standing still in the dark stays
+    const standing = [dark(frame(3.8, [person(0.66, flowerHead)], swayingPetal)), dark(frame(4.4, [person(0.58, flowerHead)], swayingPetal))];
+    expect(secondOpinions(standing, pattern, judge).map((f) => f.detections.map((d) => d.score))).to.deep.equal([[0.66], []]);
+    // by day the detector alone is heard: a person standing still
+    const byDay = looks.map(({ dim: _, ...f }) => f);
+    expect(secondOpinions(byDay, pattern, judge).map((f) => f.detections.length)).to.deep.equal([1, 1]);
+    // seated in the dim, moving a cell of his box now and then: present
+    const seated = { x: 0.6, y: 0.52, w: 0.14, h: 0.31 };
+    const fidgets = [dark(frame(0.2, [person(0.73, seated)], { x: 0.67, y: 0.56, w: 0.08, h: 0.11 })), dark(frame(0.6, [person(0.84, seated)], { x: 0.67, y: 0.56, w: 0.08, h: 0.11 }))];
+    expect(secondOpinions(fidgets, pattern, judge).map((f) => f.detections.length)).to.deep.equal([1, 1]);
+    // a face at a handheld webcam in a dim room: the camera's motion left nothing moving in the
+    // scene, but the view changed over the face, and that is the motion pass seeing it
+    const face = { x: 0.03, y: 0.01, w: 0.97, h: 0.99 };
+    const handheld = [0.3, 1.9].map((t) => {
+      const f = dark(frame(t, [person(0.58, face)], face));
+      return { ...f, sample: { ...f.sample, sceneCells: cells() } };
+    });
+    expect(secondOpinions(handheld, pattern, judge).map((f) => f.detections.length)).to.deep.equal([1, 1]);
+    // one person who walked in the dim keeps the others, still, beside him
+    const walking = dark(frame(5, [person(0.7, walker(0.8))], walker(0.8)));
+    expect(secondOpinions([...looks, walking], pattern, judge).map((f) => f.detections.length)).to.deep.equal([1, 1, 1]);
+  });
 });
 
 describe('decide, step 2: the weather', () => {

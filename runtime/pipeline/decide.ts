@@ -813,11 +813,11 @@ const touchedShare = (box: Box, sample: MotionSample): number =>
  * sighting stays.
  */
 function dropUntouchedInTheDim(frames: FrameFindings[], judge: Judge): FrameFindings[] {
-  const untouched = (frame: FrameFindings) => (d: Detection) =>
-    frame.dim === true && d.label === 'person' && touchedShare(d.box, frame.sample) < MOVING_SHARE.person!;
-  if (frames.some((f) => f.detections.some((d) => d.label === 'person' && f.dim === true && !untouched(f)(d)))) return frames;
+  const inTheDark = (f: FrameFindings, d: Detection) => f.dim === true && d.label === 'person';
+  const touched = (f: FrameFindings, d: Detection) => touchedShare(d.box, f.sample) >= MOVING_SHARE.person!;
+  if (frames.some((f) => f.detections.some((d) => inTheDark(f, d) && touched(f, d)))) return frames;
   const unsure = (d: Detection) => d.score < judge.threshold('person') + judge.step;
-  return frames.map((f) => withoutDetections(f, (d) => untouched(f)(d) && unsure(d)));
+  return frames.map((f) => withoutDetections(f, (d) => inTheDark(f, d) && !touched(f, d) && unsure(d)));
 }
 
 /**

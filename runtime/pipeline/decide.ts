@@ -167,6 +167,19 @@ const SAME_SIZE = 1.25;
 const STILL_APART_S = 0.5;
 
 /**
+ * Two boxes of one thing framed differently lie in one place: a whole and a part of it (a crop's
+ * box on a walker's torso, the whole frame's on all of him), the smaller box this much inside the
+ * larger.
+ */
+const ONE_PLACE = 0.5;
+
+/** Two boxes in one place (ONE_PLACE), whatever their sizes. */
+function onePlace(a: Box, b: Box): boolean {
+  const [smaller, larger] = area(a) <= area(b) ? [a, b] : [b, a];
+  return covered(smaller, larger) >= ONE_PLACE;
+}
+
+/**
  * Two boxes of one thing where it was (SAME_PLACE, SAME_SIZE): coming towards the camera or
  * going away changes the size, not the place.
  */
@@ -460,10 +473,16 @@ const fillingSightings = (frames: FrameFindings[], judge: Judge, label?: Service
 const framedWider = (box: Box, frame: FrameFindings, other: FrameFindings) =>
   framingArea(frame) <= FRAMED_APART * framingArea(other) && (!other.framing || covered(box, other.framing) >= HOLDS);
 
-/** A look framed wider than `frame`, at any moment, saw the same label on one body with `d` (at its model's min_score). */
-function seenFramedWider(d: Detection, frame: FrameFindings, frames: FrameFindings[], aspect: number): boolean {
+/**
+ * A look framed wider than `frame` saw the same label on one body with `d`: at its moment, at its
+ * model's min_score; at another, at confirm_score. A body the wider look missed at the crop's
+ * moment is believed from another moment only where it was sure there: two unsure sightings
+ * seconds apart, where one body could have gone anywhere, are two doubts (foundRule).
+ */
+function seenFramedWider(d: Detection, frame: FrameFindings, frames: FrameFindings[], judge: Judge, aspect: number): boolean {
+  const least = (other: FrameFindings) => (Math.abs(other.t - frame.t) < 1e-6 ? 0 : judge.unsure);
   return frames.some((other) => framedWider(d.box, frame, other) &&
-    other.detections.some((o) => o.label === d.label && oneBody(sightingAt(frame, d), sightingAt(other, o), aspect)));
+    other.detections.some((o) => o.label === d.label && o.score >= least(other) && oneBody(sightingAt(frame, d), sightingAt(other, o), aspect)));
 }
 
 /** A look framed wider than `frame` was taken at its moment, holding `d`. */
@@ -474,28 +493,23 @@ const lookedAtWider = (d: Detection, frame: FrameFindings, frames: FrameFindings
  * Second opinion on what fills its framing: a person or vehicle boxed over half of its look's
  * crop, its box not moving as a block, is looked at again as a whole frame (framingDoubts).
  * Where that look, at its moment, saw no such body on one body with it, and no look framed wider
- * saw it at any moment, it is the crop's pattern; so is every sighting of the same label that
- * filled its framing at the same place (samePlace: a pattern stays where it is), and that no
- * look framed wider saw either. Unlooked at, a sighting stands.
+ * saw it sure at another (seenFramedWider), it is the crop's pattern; so is every sighting of the
+ * same label that filled its framing in one place with it (onePlace: a pattern stays where it is,
+ * and its box is as large as the crop it fills, a closer look's framed larger about it too), and
+ * that no look framed wider saw either. Unlooked at, a sighting stands.
  */
 function dropWhatFillsItsFraming(frames: FrameFindings[], judge: Judge, aspect: number): FrameFindings[] {
   const fillers = fillingSightings(frames, judge);
-  // A sighting that its own moment's wider look contradicted is a pattern, and vouches for no
-  // other: the looks framed wider count without such sightings, until no more are found (a crop
-  // on the arena's rim read as a person 0.58, itself contradicted, held a later crop's 0.42 there).
-  let unseen: typeof fillers = [];
-  let contradicted: typeof fillers = [];
-  for (;;) {
-    const patterns = new Set(contradicted.map((c) => c.d));
-    const vouching = frames.map((f) => withoutDetections(f, (d) => patterns.has(d)));
-    unseen = fillers.filter(({ f, d }) => !seenFramedWider(d, f, vouching, aspect));
-    const found = unseen.filter(({ f, d }) => lookedAtWider(d, f, frames));
-    if (found.length === contradicted.length) break; // fewer vouchers only ever find more
-    contradicted = found;
-  }
+  // What fills its framing vouches for nothing, framed wider or not: a pattern fills a larger
+  // crop about it as well (a crop on an arena's rim read as a person 0.58 held a smaller crop's
+  // 0.42 there; a sunflower's head under an illuminator, a person 0.5 in a crop, was 0.5 again
+  // in one framed twice as large about it).
+  const vouching = frames.map((f) => withoutDetections(f, (d) => fillers.some((x) => x.f === f && x.d === d)));
+  const unseen = fillers.filter(({ f, d }) => !seenFramedWider(d, f, vouching, judge, aspect));
+  const contradicted = unseen.filter(({ f, d }) => lookedAtWider(d, f, frames));
   if (contradicted.length === 0) return frames;
   const pattern = (frame: FrameFindings) => (d: Detection) => unseen.some((u) => u.f === frame && u.d === d) &&
-    contradicted.some((c) => c.d.label === d.label && samePlace(inViewOf(c.d.box, c.f.sample, frame.sample), d.box, aspect));
+    contradicted.some((c) => c.d.label === d.label && onePlace(inViewOf(c.d.box, c.f.sample, frame.sample), d.box));
   return frames.map((f) => withoutDetections(f, pattern(f)));
 }
 
@@ -908,12 +922,16 @@ export function weather(scores: Scores, frames: FrameFindings[], pattern: Motion
 const BODY_SIDES_PER_S = 6;
 
 /**
- * Whether two boxed sightings could be one body's: the second's centre within reach of the
- * first's, carried to the second's view (a camera that moved), its size plus the way a runner or
- * a car goes in the time between.
+ * Whether two boxed sightings could be one body's: at the same moment, in one place (onePlace: a
+ * whole and its part); at two, the second's centre within reach of the first's, carried to the
+ * second's view (a camera that moved), its size plus the way a runner or a car goes in the time
+ * between. A reach of a box's side at no time between let a sunflower's head filling a crop under
+ * an illuminator (a "person" 0.5) be vouched for by a "person" 0.34 the whole frame boxed over
+ * the leaves below it.
  */
 function oneBody(a: { t: number; sample: MotionSample; box: Box }, b: { t: number; sample: MotionSample; box: Box }, aspect: number): boolean {
   const carried = inViewOf(a.box, a.sample, b.sample);
+  if (Math.abs(a.t - b.t) < 1e-6) return onePlace(carried, b.box);
   const side = Math.max(carried.w * aspect, carried.h, b.box.w * aspect, b.box.h);
   return centreDistance(carried, b.box, aspect) <= side * (1 + BODY_SIDES_PER_S * Math.abs(a.t - b.t));
 }

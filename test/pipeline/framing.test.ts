@@ -100,6 +100,32 @@ describe('what fills its framing is looked at as a whole frame', () => {
     expect(d.risk).to.equal('danger');
   });
 
+  it('a body the whole frame boxed at that moment somewhere else (the smaller box not half inside the larger) does not vouch for it: no person', () => {
+    // a sunflower's head filling a crop under an illuminator, and the whole frame's "person" over the leaves below
+    const below: Box = { x: 0.25, y: 0.3, w: 0.4, h: 0.6 };
+    const d = decide([...twice(), look(4.1, [person(0.34, below)])], pattern, manifest);
+    expect(d.labels).to.not.include('person');
+    expect(d.risk).to.equal('safe');
+    const overIt: Box = { x: 0.15, y: 0.2, w: 0.4, h: 0.6 }; // more than half of it over the crop's box
+    expect(decide([...twice(), look(4.1, [person(0.34, overIt)])], pattern, manifest).labels, 'a whole and its part').to.include('person');
+  });
+
+  it('a whole frame of another moment vouches for it only sure there (confirm_score): an unsure body seconds away is another doubt', () => {
+    const kept = (score: number) => secondOpinions([...twice(), look(4.1, []), look(8, [person(score)])], pattern, judge)
+      .filter((f) => f.framing).flatMap((f) => f.detections.map((d) => d.score));
+    expect(kept(0.34)).to.deep.equal([]);
+    expect(kept(0.42)).to.deep.equal([0.5, 0.58]);
+  });
+
+  it('a closer look framed larger about the pattern, its box as large as its crop, lies in one place with it: the pattern too', () => {
+    const larger: Box = { x: 0, y: 0, w: 0.7, h: 0.94 };
+    const again = look(4.3, [person(0.66, { x: 0.03, y: 0.04, w: 0.62, h: 0.86 })], larger);
+    expect(decide([...twice(), again], pattern, manifest).labels, 'unlooked at').to.include('person');
+    const d = decide([...twice(), look(4.1, []), again], pattern, manifest);
+    expect(d.labels).to.not.include('person');
+    expect(d.risk).to.equal('safe');
+  });
+
   it('a look no wider than the crop (the same framing again) is no second opinion: the person stands', () => {
     const d = decide([...twice(), look(4.1, [], crop)], pattern, manifest);
     expect(d.labels).to.include('person');

@@ -344,9 +344,9 @@ export async function walkerBeforeTreesClip(walker: string, out: string, options
   return encode(out, width, height, fps, frames());
 }
 
-/** A field of sunflowers and their leaves swaying in wind (sunflower.png), still camera. */
-export async function sunflowerInWindClip(out: string, options: FoliageOptions = {}): Promise<string> {
-  const width = 640, height = 424, fps = 25, seconds = options.seconds ?? 6;
+/** A field of sunflowers and their leaves swaying in wind (sunflower.png), still camera, at `fps` (25). */
+export async function sunflowerInWindClip(out: string, options: FoliageOptions & { fps?: number } = {}): Promise<string> {
+  const width = 640, height = 424, fps = options.fps ?? 25, seconds = options.seconds ?? 6;
   const src = await picture('sunflower.png', width, height);
   const mask = new Float32Array(width * height).fill(1); // all of it is plant
   const field = new SwayField(width, height, options.seed ?? 11);

@@ -394,9 +394,37 @@ function dropUnsureOnFoliage(frame: FrameFindings, frames: FrameFindings[], sway
   return withoutDetections(frame, (d) => onFoliage(d, swaying, judge) && !seenAgainThen(d, frame, frames, judge, aspect));
 }
 
+/** A box lies on foliage when this share of its cells sways in place. */
+const ON_LEAVES = 0.5;
+
 /** An unsure person, vehicle or animal on cells that sway in place. */
 const onFoliage = (d: Detection, swaying: Uint8Array, judge: Judge) =>
-  SWAY_EXPLAINED.includes(d.label) && d.score < judge.threshold(d.label) && swayingShare(d.box, swaying, MOTION_GRID) >= 0.5;
+  SWAY_EXPLAINED.includes(d.label) && d.score < judge.threshold(d.label) && swayingShare(d.box, swaying, MOTION_GRID) >= ON_LEAVES;
+
+/** A look framed `box`'s place: the whole frame, or a crop holding the box (HOLDS). */
+const framedPlace = (f: FrameFindings, box: Box) => !f.framing || covered(box, f.framing) >= HOLDS;
+
+/**
+ * Second opinion on animals in foliage: leaves and branches sway about their place, and what the
+ * detector reads into them (a house among swaying trees, a knot of boughs) stays where it is,
+ * read in one pose of the leaves and not in the next. An animal boxed on cells that sway in
+ * place, seen only in one place (the clip's animal sightings all in one place with the surest:
+ * onePlace), that a look framing that place at another moment did not see there, is the
+ * foliage's. A creature goes from place to place, and is boxed at each (the small movers follow
+ * the small ones, creaturesWhereNoOne); one resting in view stays, and the looks that frame it
+ * see it. Persons and vehicles are left to the margins and the risk's rules: a person standing
+ * still by a hedge is a danger the detector half sees, not one to drop.
+ */
+function dropAnimalsReadIntoLeaves(frames: FrameFindings[], swaying: Uint8Array | undefined): FrameFindings[] {
+  if (!swaying) return frames;
+  const animals = frames.flatMap((f) => f.detections.filter((d) => d.label === 'animal').map((d) => ({ t: f.t, detection: d })));
+  if (animals.length === 0) return frames;
+  const place = best(animals).detection.box;
+  const staysOnLeaves = animals.every(({ detection }) => onePlace(detection.box, place) && swayingShare(detection.box, swaying, MOTION_GRID) >= ON_LEAVES);
+  const seenThen = (t: number) => animals.some((a) => a.t === t);
+  const missed = frames.some((f) => !seenThen(f.t) && framedPlace(f, place));
+  return staysOnLeaves && missed ? frames.map((f) => withoutDetections(f, (d) => d.label === 'animal')) : frames;
+}
 
 /**
  * Two looks frame the same moment apart when the area of one framing is at most this share of
@@ -838,7 +866,7 @@ function dropUntouchedInTheDim(frames: FrameFindings[], judge: Judge): FrameFind
  * Step 1, second opinions on each frame: the camera's masks and label filters, close-ups of
  * animals taken for persons, animals around a person surer than them (a walker's trail in frames
  * with heavy rain taken out), upright animals on a person in rain, unsure persons and
- * vehicles on swaying leaves, persons inside an animal seen at the same moment, persons and
+ * vehicles on swaying leaves, animals read into swaying leaves, persons inside an animal seen at the same moment, persons and
  * vehicles among a flock, persons and vehicles that filled a crop and were not there framed wider,
  * persons in the dim over whom the motion saw nothing, unless sure by a step.
  */
@@ -848,7 +876,7 @@ export function secondOpinions(found: FrameFindings[], pattern: MotionPattern, j
   const ruled = dropWhatStreaksMade(vehiclesFromAbove(found, aspect), judge, aspect).map((f) => dropCloseUpPersons(applyCameraRules(f, judge.rules)));
   const each = uprightBodiesInRain(dropAnimalsAroundPersons(ruled), judge, aspect, rainSeen(pattern, judge))
     .map((f, _, all) => dropUnsureOnFoliage(f, all, swaying, judge, aspect));
-  return dropUntouchedInTheDim(dropWhatFillsItsFraming(dropOnesOfAFlock(dropPersonsInsideAnimals(each, judge), judge, aspect), judge, aspect), judge);
+  return dropUntouchedInTheDim(dropWhatFillsItsFraming(dropOnesOfAFlock(dropPersonsInsideAnimals(dropAnimalsReadIntoLeaves(each, swaying), judge), judge, aspect), judge, aspect), judge);
 }
 
 /** The box of one cell of the motion pass's grid. */

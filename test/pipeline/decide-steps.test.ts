@@ -245,6 +245,31 @@ describe('decide, step 1: second opinions on each frame', () => {
     expect(secondOpinions([frame(0, [onLeaves], crownBox)], pattern, judge)[0]!.detections).to.deep.equal([onLeaves]);
   });
 
+  describe('an animal read into swaying leaves', () => {
+    // a house among the trees, read as an animal in one pose of the leaves and not in the next
+    const house: Box = { x: 0.2, y: 0.25, w: 0.12, h: 0.1 };
+    const animal = (score: number, box = house): Detection => ({ label: 'animal', score, box });
+    const animals = (frames: FrameFindings[], p = swaying) => secondOpinions(frames, p, judge).flatMap((f) => f.detections.filter((d) => d.label === 'animal'));
+
+    it('seen in one place, sure or not, and missed there by a look at another moment: the leaves\', dropped', () => {
+      expect(animals([frame(1, [animal(0.66)], crownBox), frame(2, [], crownBox)])).to.deep.equal([]);
+      expect(animals([frame(1, [animal(0.58)], crownBox), frame(2.5, [], crownBox), frame(4, [animal(0.34, { ...house, x: 0.21 })], crownBox)])).to.deep.equal([]);
+    });
+
+    it('seen by every look that framed its place, it rests there: kept', () => {
+      const frames = [frame(1, [animal(0.66)], crownBox), frame(2, [animal(0.58)], crownBox), { ...frame(3, [], crownBox), framing: { x: 0.6, y: 0, w: 0.4, h: 1 } }];
+      expect(animals(frames), 'the look framed elsewhere does not count').to.have.length(2);
+    });
+
+    it('seen going from place to place, off the leaves, or where nothing sways: kept', () => {
+      const elsewhere = animal(0.66, { x: 0.3, y: 0.3, w: 0.12, h: 0.1 });
+      expect(animals([frame(1, [animal(0.66)], crownBox), frame(2, [elsewhere], crownBox), frame(3, [], crownBox)]), 'went its way').to.have.length(2);
+      const onGrass = animal(0.66, { x: 0.7, y: 0.7, w: 0.12, h: 0.1 });
+      expect(animals([frame(1, [onGrass], crownBox), frame(2, [], crownBox)]), 'off the crown').to.have.length(1);
+      expect(animals([frame(1, [animal(0.66)], crownBox), frame(2, [], crownBox)], pattern), 'no sway').to.have.length(1);
+    });
+  });
+
   it('an unsure person on swaying cells that a look at the same moment framed closer saw too stays, in both looks; the same framing again, or another body, does not keep it', () => {
     const far = person(0.42, { x: 0.2, y: 0.25, w: 0.03, h: 0.1 });
     const wide = { ...frame(1, [far], crownBox), framing: { x: 0, y: 0, w: 0.6, h: 1 } };

@@ -10,7 +10,7 @@ import { cellCentre, eitherOf, SWAY_SECONDS, swayFindings, swayingCells, swaying
 import { inView } from './camera-path.js';
 import type { Sighting } from './decoders.js';
 import { MOTION_GRID, type MotionPattern, type MotionSample } from './motion.js';
-import { followedScore, type MoverTrack, type SmallMovers } from './small-movers.js';
+import { followedScore, SMALL_SIDE, type MoverTrack, type SmallMovers } from './small-movers.js';
 import { precipitationScore, snowSeen } from './precipitation.js';
 
 /** What the networks made of one chosen frame. */
@@ -1113,6 +1113,15 @@ export function closerLooksShort(looks: FrameFindings[], manifest: Manifest, rul
  */
 const BODY_ABOUT = 0.5;
 const about = (b: Box): Box => ({ x: b.x - b.w / 2, y: b.y - b.h / 2, w: 2 * b.w, h: 2 * b.h });
+/**
+ * ...and, dry, its path is the body's own way when it spans at least this share of the box's area: a
+ * body that went its own length swept a place as large as itself (a far walker going away, his
+ * box 0.015 by 0.06 of the view: a path 2.3 times its area), where a hand or a head moving about a
+ * seated person sweeps a part of his box (the seated classroom: a tenth to a quarter of it; a
+ * face talking at a webcam, its mouth and eyes: under a hundredth). In rain the drops cut a
+ * walker into parts, his head and legs followed apart, each sweeping a part of his box.
+ */
+const BODY_PATH = 0.5;
 
 /**
  * A small mover that went its own length or more was inside the box at time t (its course
@@ -1126,17 +1135,21 @@ export function onCourse(box: Box, t: number, movers: MoverTrack[]): boolean {
 /**
  * Step 5, the risk: intrusion for a person or vehicle found inside the camera's zones that did
  * not stay put and whose box moves where it is (in rain: more than the rain around it, or a
- * small mover went through it then), or that was found on the path a small mover went (looked
- * at closer); danger for a person found who does not move through the view; safe otherwise.
- * Answers the intruder's score too. movers: in rain, the small movers followed.
+ * small mover went through it then; a person's, where the mover on it went its own way), or that
+ * was found on the path a small mover went (looked at closer); danger for a person found who does
+ * not move through the view; safe otherwise. Answers the intruder's score too. movers: the small
+ * movers followed, or what follows them when first asked.
  */
-export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, rainy: boolean, judge: Judge, aspect = 1, movers: MoverTrack[] = []): { risk: Risk; intrusion: number } {
+export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, rainy: boolean, judge: Judge, aspect = 1, movers: MoverTrack[] | (() => MoverTrack[]) = []): { risk: Risk; intrusion: number } {
   const { rules } = judge;
+  // followed only when a box asks (small-movers.ts, at 192 px): most clips decide without them
+  let tracks: MoverTrack[] | undefined;
+  const followed = () => (tracks ??= typeof movers === 'function' ? movers() : movers);
   // In rain, the motion pass's grid flickers everywhere, and heavy rain at night leaves a walker
   // no solid cells of his own: the small movers, which follow him with the drops taken out at a
   // finer size, show where he went.
   const boxMoves = (d: Detection, frame: FrameFindings) =>
-    rainy ? standsOut(d.box, frame.sample) >= 0.25 || onCourse(d.box, frame.t, movers) : movingShare(d.box, frame.sample) >= (MOVING_SHARE[d.label] ?? 0.1);
+    rainy ? standsOut(d.box, frame.sample) >= 0.25 || onCourse(d.box, frame.t, followed()) : movingShare(d.box, frame.sample) >= (MOVING_SHARE[d.label] ?? 0.1);
   // Seen at the same place in frames a while apart, even unsure there: parked, seated, standing.
   // Present, not intruding. The same place in the scene: on a camera that moved, where the other
   // frame's box lies in this frame's view.
@@ -1152,11 +1165,17 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
   // from the camera barely moves his box in a second). The path is where the mover's blob went,
   // the core of a body the detector boxes whole: a box on it overlaps it.
   const onPath = (d: Detection, sample: MotionSample) => sample.path !== undefined && covered(d.box, sample.path) > 0;
-  // So too, in rain, a box on the course of a small mover that went its own length there
-  // (onCourse), its whole path lying mostly about the box (BODY_ABOUT): that body went somewhere,
-  // where the detector's boxes of a far walker going away jitter by more than he moves. A mover
-  // whose path runs on past the box is someone passing by.
-  const wentOnThere = (d: Detection, t: number) => onCourse(d.box, t, movers.filter((m) => covered(m.box, about(d.box)) >= BODY_ABOUT));
+  // So too a person's box (in rain, any intruder's) on the course of a small mover that went its
+  // own length there (onCourse), its whole path lying mostly about the box (BODY_ABOUT) and, dry,
+  // as large as a body's way (BODY_PATH; in rain the drops cut a walker into parts, followed
+  // apart): that body went somewhere, where the detector's boxes of a
+  // far walker going away jitter by more than he moves. A mover whose path runs on past the box
+  // is someone passing by; dry, a vehicle's box is left to its cells (people walk about a parked car).
+  // Dry, only a person small enough for the small movers to follow whole (SMALL_SIDE): a larger
+  // one going away grows or shrinks past SAME_SIZE, and the movers are not followed for nothing.
+  const followable = (d: Detection) => d.label === 'person' && Math.max(d.box.w * aspect, d.box.h) <= SMALL_SIDE * Math.min(1, aspect);
+  const wentOnThere = (d: Detection, t: number) => (rainy || followable(d)) &&
+    onCourse(d.box, t, followed().filter((m) => covered(m.box, about(d.box)) >= BODY_ABOUT && (rainy || area(m.box) >= BODY_PATH * area(d.box))));
   let intrusion = 0;
   let stillPerson = false;
   for (const frame of frames) {
@@ -1172,7 +1191,7 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
       // A finding without a box (a whole-frame classification) counts when its frame moved, but
       // not in rain, where every frame does.
       const moving = boxes.length
-        ? boxes.filter((d) => onPath(d, frame.sample) || wentOnThere(d, frame.t) || (!stayedPut(d, frame) && boxMoves(d, frame)))
+        ? boxes.filter((d) => onPath(d, frame.sample) || (!stayedPut(d, frame) && boxMoves(d, frame)) || wentOnThere(d, frame.t))
         : !rainy && frame.sample.region !== undefined && inZone(frame.sample.region, rules) ? [{ score }] : [];
       for (const d of moving) intrusion = Math.max(intrusion, d.score);
       if (label === 'person' && moving.length === 0) stillPerson = true;
@@ -1208,7 +1227,7 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   const creatures = creaturesWhereNoOne(scores, frames, isFound, judge, stillBackground(pattern) ? movers : undefined, flagPlace);
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => isFound(l, scores[l]!));
   const rainy = labels.includes('rain');
-  const followed = rainy && movers ? movers().moved ?? [] : [];
+  const followed = movers ? () => movers().moved ?? [] : [];
   const { risk, intrusion } = riskOf(frames, isFound, rainy, judge, pattern.aspect, followed);
   if (intrusion > 0) {
     raise(scores, 'intrusion', intrusion);

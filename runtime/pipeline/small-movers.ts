@@ -116,7 +116,7 @@ const MIN_HELD_CELLS = 8;
 /** A frame is a view that moved where most edges stand out in at least this share of the cells holding edges. */
 const VIEW_LEFT = 0.75;
 /** Small: the blob's longer side is at most this share of the frame's shorter side (anything larger the networks see well enough). */
-const SMALL_SIDE = 1 / 4;
+export const SMALL_SIDE = 1 / 4;
 /**
  * A sighting links to a track whose last one is at most this many of its own lengths away per
  * second: small animals dash at up to about 30 body lengths a second (a mouse about 12, a bird

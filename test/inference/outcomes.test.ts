@@ -605,6 +605,16 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('intrusion');
   });
 
+  // Walking away up the view, he was boxed at one place in the chosen frames (the detector's
+  // jitter as large as his way between them): a person standing, danger. The small movers
+  // followed him 2.6 of his lengths there (decide.ts, riskOf: wentOnThere).
+  it('a far worker walking away from the camera in front of the trees, his boxes at one place: person and intrusion', async () => {
+    const clip = await walkerBeforeTreesClip(real('worker_hardhat_walking.mp4'), path.join(dir, 'walker-away-trees.mp4'), { scale: 0.35, at: { x: 0.5, y: 0.68 }, seed: 41 });
+    const r = await classify(clip);
+    expect(r.labels).to.include.members(['person', 'intrusion']);
+    expect(r.risk).to.equal('intrusion');
+  });
+
   it('trees swaying in wind from a low-rate camera (320x240, 3 new frames a second, each repeated): plant and wind, safe, nobody', async () => {
     const smooth = await treesInWindClip(path.join(dir, 'trees-for-low-rate.mp4'));
     const lowRate = path.join(dir, 'trees-low-rate.mp4');

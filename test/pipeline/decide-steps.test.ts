@@ -645,7 +645,7 @@ describe('decide, step 5: the risk', () => {
     expect(riskOf(seated, foundRule(seated, judge), true, judge, 1, [along]).risk, 'one who stayed put, a mover passing through').to.equal('danger');
   });
 
-  it('in rain a box seen at one place twice, on the course of a small mover whose whole path lies about it, went somewhere (a far walker going away); a passer-by does not move it', () => {
+  it('a box seen at one place twice, on the course of a small mover whose whole path lies about it, went somewhere (a far walker going away), in rain or dry; a passer-by does not move it, nor, dry, a vehicle\'s', () => {
     // the far walker going away from the camera: his boxes 2.2 s apart hardly move (the detector's
     // jitter), while the movers, at a finer size, follow him up the view 2.3 of his lengths
     const box = (x: number, y: number): Box => ({ x, y, w: 0.015, h: 0.06 });
@@ -662,6 +662,23 @@ describe('decide, step 5: the risk', () => {
     // the same boxes, a mover crossing the view through them at 2.4 s: someone else passing by
     const passing: MoverTrack = { ...walker, box: { x: 0.1, y: 0.6, w: 0.6, h: 0.05 }, course: [1.4, 1.9, 2.4, 2.9, 3.4].map((t) => ({ t, x: 0.337 + (t - 2.4) * 0.25, y: 0.615 })) };
     expect(riskOf(there, found(there), true, judge, 16 / 9, [passing]).risk, 'a passer-by').to.equal('danger');
+    // dry, the same: the grid's cells barely change about so small a box, the movers follow him
+    const dry = there.map((f) => ({ ...f, sample: { ...f.sample, solidCells: cells(), cells: cells() } }));
+    expect(riskOf(dry, found(dry), false, judge, 16 / 9, () => [walker]).risk, 'dry').to.equal('intrusion');
+    expect(riskOf(dry, found(dry), false, judge, 16 / 9, [passing]).risk, 'dry, a passer-by').to.equal('danger');
+    // a hand or a head moving about a seated person: its path lies about his box, but sweeps a part of it
+    const boxed = (box: Box) => dry.map((f) => ({ ...f, detections: f.detections.map((d) => ({ ...d, box })) }));
+    const seated = boxed({ x: 0.31, y: 0.52, w: 0.06, h: 0.2 });
+    expect(riskOf(seated, found(seated), false, judge, 16 / 9, [walker]).risk, 'a part of a seated body').to.equal('danger');
+    // dry, a person too large for the movers to follow whole is not asked of them
+    let asked = false;
+    const near = boxed({ x: 0.25, y: 0.4, w: 0.2, h: 0.5 });
+    expect(riskOf(near, found(near), false, judge, 16 / 9, () => { asked = true; return [{ ...walker, box: { x: 0.26, y: 0.42, w: 0.18, h: 0.45 } }]; }).risk, 'near').to.equal('danger');
+    expect(asked, 'the movers followed for a near person').to.equal(false);
+    // a parked car is what people walk about: dry, a mover about a vehicle's boxes does not move it
+    const parked = dry.map((f) => ({ ...f, detections: f.detections.map((d) => ({ ...d, label: 'vehicule' as const })), scores: { vehicule: f.scores.person! } }));
+    const foundCar = (label: ServiceLabel, score: number) => label === 'vehicule' && score >= 0.4;
+    expect(riskOf(parked, foundCar, false, judge, 16 / 9, [walker]).risk, 'a parked car').to.equal('safe');
   });
 
   it("outside every zone of the camera (the box's bottom-centre), neither intrusion nor danger", () => {

@@ -401,9 +401,6 @@ const ON_LEAVES = 0.5;
 const onFoliage = (d: Detection, swaying: Uint8Array, judge: Judge) =>
   SWAY_EXPLAINED.includes(d.label) && d.score < judge.threshold(d.label) && swayingShare(d.box, swaying, MOTION_GRID) >= ON_LEAVES;
 
-/** A look framed `box`'s place: the whole frame, or a crop holding the box (HOLDS). */
-const framedPlace = (f: FrameFindings, box: Box) => !f.framing || covered(box, f.framing) >= HOLDS;
-
 /**
  * Second opinion on animals in foliage: leaves and branches sway about their place, and what the
  * detector reads into them (a house among swaying trees, a knot of boughs) stays where it is,
@@ -459,6 +456,8 @@ function seenAgainThen(d: Detection, frame: FrameFindings, frames: FrameFindings
 const FILLS_FRAMING = 0.5;
 /** A framing holds a box when this share of the box lies inside it. */
 const HOLDS = 0.9;
+/** A look framed `box`'s place: the whole frame, or a crop holding the box (HOLDS). */
+const framedPlace = (f: FrameFindings, box: Box) => !f.framing || covered(box, f.framing) >= HOLDS;
 
 /**
  * A box moves as a block where this share of its cells moves (a vehicle's MOVING_SHARE): a body
@@ -499,7 +498,7 @@ const fillingSightings = (frames: FrameFindings[], judge: Judge, label?: Service
 
 /** `other` is a look framed wider than `frame` (apart: FRAMED_APART), holding `box`. */
 const framedWider = (box: Box, frame: FrameFindings, other: FrameFindings) =>
-  framingArea(frame) <= FRAMED_APART * framingArea(other) && (!other.framing || covered(box, other.framing) >= HOLDS);
+  framingArea(frame) <= FRAMED_APART * framingArea(other) && framedPlace(other, box);
 
 /**
  * A look framed wider than `frame` saw the same label on one body with `d`: at its moment, at its
@@ -1166,16 +1165,16 @@ export function riskOf(frames: FrameFindings[], found: (label: ServiceLabel, sco
   // the core of a body the detector boxes whole: a box on it overlaps it.
   const onPath = (d: Detection, sample: MotionSample) => sample.path !== undefined && covered(d.box, sample.path) > 0;
   // So too a person's box (in rain, any intruder's) on the course of a small mover that went its
-  // own length there (onCourse), its whole path lying mostly about the box (BODY_ABOUT) and, dry,
-  // as large as a body's way (BODY_PATH; in rain the drops cut a walker into parts, followed
-  // apart): that body went somewhere, where the detector's boxes of a
-  // far walker going away jitter by more than he moves. A mover whose path runs on past the box
-  // is someone passing by; dry, a vehicle's box is left to its cells (people walk about a parked car).
-  // Dry, only a person small enough for the small movers to follow whole (SMALL_SIDE): a larger
-  // one going away grows or shrinks past SAME_SIZE, and the movers are not followed for nothing.
+  // own length there (onCourse), its whole path lying mostly about the box (BODY_ABOUT): that
+  // body went somewhere, where the detector's boxes of a far walker going away jitter by more
+  // than he moves. A mover whose path runs on past the box is someone passing by. Dry, the movers
+  // follow a body whole, so its way is as large as half its box (BODY_PATH; in rain the drops cut
+  // a walker into parts, followed apart), and only a person small enough for them (SMALL_SIDE) is
+  // asked: a larger one going away grows or shrinks past SAME_SIZE. Dry, a vehicle's box is left
+  // to its cells: people walk about a parked car.
   const followable = (d: Detection) => d.label === 'person' && Math.max(d.box.w * aspect, d.box.h) <= SMALL_SIDE * Math.min(1, aspect);
-  const wentOnThere = (d: Detection, t: number) => (rainy || followable(d)) &&
-    onCourse(d.box, t, followed().filter((m) => covered(m.box, about(d.box)) >= BODY_ABOUT && (rainy || area(m.box) >= BODY_PATH * area(d.box))));
+  const itsOwnWay = (m: MoverTrack, d: Detection) => covered(m.box, about(d.box)) >= BODY_ABOUT && (rainy || area(m.box) >= BODY_PATH * area(d.box));
+  const wentOnThere = (d: Detection, t: number) => (rainy || followable(d)) && onCourse(d.box, t, followed().filter((m) => itsOwnWay(m, d)));
   let intrusion = 0;
   let stillPerson = false;
   for (const frame of frames) {

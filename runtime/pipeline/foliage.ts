@@ -19,6 +19,10 @@ export interface Grid {
 export interface LocalMotion {
   /** per cell, the mean gray difference between the samples (0..255) */
   change: Float32Array;
+  /** per cell, the mean signed difference (what brightened less what darkened, 0..255 either way) */
+  net: Float32Array;
+  /** per cell, the structure tensor's smaller eigenvalue over its larger (1: texture in every direction; near 0: one straight edge) */
+  isotropy: Float32Array;
   /** per cell, its displacement (x, y interleaved) in px of the motion pass's frame, by Lucas-Kanade over the cell */
   flow: Float32Array;
   /** per cell, the mean gradient (gray levels per px): its texture */
@@ -55,10 +59,54 @@ const SIGNIFICANT = 3;
  * again the clip's noise (the mean change of its stillest cells). Over a cell's 24 pixels the
  * mean of independent noise spreads by about 0.75 / √24 = 15 % of itself: 1.5 times is three
  * of those. Codec noise, correlated in blocks, spreads more, and is held back by the flow's
- * significance (three times flowError) in most samples.
+ * significance (three times flowError) in most samples. Under a level, a move is faint (faintMove).
  */
 const CHANGED = 1;
 const NOISY_CHANGE = 1.5;
+/**
+ * Faint moves. A weak illuminator shows a scene at a third of the day's contrast, and the same
+ * sway changes a crown's cells by a third as much: under a level in most samples (a crown cell's
+ * mean change 1.0 made dim against 2.8 by day, its flow the same, 0.15 px), where 8-bit rounding,
+ * the grain, a codec's shimmer along an edge or a light that changes make as much. A move under
+ * a level counts where only a displacement of the cell's texture makes it:
+ * - it stands above rounding: two samples of a texture displaced a fraction of a pixel are
+ *   rounded independently, each pixel's difference carrying |U1 - U2| of two uniform errors of
+ *   half a level (mean 1/3, spread 0.24), and three of its spreads over the cell's pixels above
+ *   that mean is a change rounding does not make (about half a level over 24 pixels);
+ * - the cell's texture runs in two directions (ISOTROPIC): along one straight edge only the move
+ *   across it can be read (the aperture problem), and a codec's shimmer along the edge reads as
+ *   one (the dark board of `hand_ball.mp4` against its wall);
+ * - it stands NOISY_CHANGE times above the cell's rest (restingChange), as a move stands above
+ *   the clip's noise: a sway stops at its turns, grain changes a cell alike in every sample;
+ * and, over the clip, the cell's faint moves brightened about as many of its pixels as they
+ * darkened (MIXED).
+ */
+const ROUNDING_CHANGE = 1 / 3;
+const ROUNDING_SPREAD = Math.sqrt(1 / 6 - 1 / 9);
+/**
+ * A structure tensor's smaller eigenvalue at least a tenth of its larger: the ratio beyond which
+ * Lowe's SIFT takes a feature for an edge (principal curvatures 10 to 1). The crowns and flowers
+ * made dim: 0.27 to 0.39 in the median faint move; the board's edges and a hunting gain's
+ * residue over the classroom: 0.06 to 0.1.
+ */
+const ISOTROPIC = 0.1;
+/**
+ * A displacement of a texture brightens about as many of a cell's pixels as it darkens; a light
+ * that changes (a gain hunting, a lamp flickering, what the relighting of light.ts leaves)
+ * brightens or darkens them together, and over a sloped gradient reads as a displacement. Over
+ * a cell's faint moves, what brightened less what darkened comes to at most half of what
+ * changed (three pixels one way for each the other way): the crowns and flowers made dim, 0.33
+ * to 0.37 in the median move; a hunting gain over the seated classroom 0.67, the lot's asphalt
+ * at night 0.87.
+ */
+const MIXED = 0.5;
+
+/** A move under a level (faint) that only a displacement of the cell's texture makes: see "Faint moves". */
+function faintMove(l: LocalMotion, c: number, rest: number, noise: number): boolean {
+  const change = l.change[c]!;
+  const aboveRounding = change >= ROUNDING_CHANGE + (SIGNIFICANT * ROUNDING_SPREAD) / Math.sqrt(l.pixels);
+  return aboveRounding && l.isotropy[c]! >= ISOTROPIC && change >= NOISY_CHANGE * Math.max(rest, noise);
+}
 /** The noise of a picture without any: 8-bit rounding, a uniform error of one level (1/√12). */
 const QUANTIZATION = 1 / Math.sqrt(12);
 /** Textured enough to say where it moved (gray levels per px at the motion pass's width): twice FLAT. */
@@ -211,17 +259,19 @@ export function localMotion(before: Uint8Array, cur: Uint8Array, map: CellMap, g
   const cells = grid.x * grid.y;
   const { colEnd, rowEnd } = cellEnds(map, grid);
   const change = new Float32Array(cells);
+  const net = new Float32Array(cells);
+  const isotropy = new Float32Array(cells);
   const flow = new Float32Array(cells * 2);
   const texture = new Float32Array(cells);
   let pixels = 0;
-  // Per cell, sums of Ix², IxIy, Iy², IxIt, IyIt, |It|, |∇I| in locals (a cell at a time).
+  // Per cell, sums of Ix², IxIy, Iy², IxIt, IyIt, |It|, It, |∇I| in locals (a cell at a time).
   // Every other row: a cell of 8x6 px keeps 24 of its pixels, and the flow's error grows by √2
   // (flowError), for half the cost.
   for (let gy = 0; gy < grid.y; gy++) {
     const y0 = Math.max(1, rowEnd[gy]!), y1 = Math.min(height - 1, rowEnd[gy + 1]!);
     for (let gx = 0; gx < grid.x; gx++) {
       const x0 = Math.max(1, colEnd[gx]!), x1 = Math.min(width - 1, colEnd[gx + 1]!);
-      let xx = 0, xy = 0, yy = 0, xt = 0, yt = 0, at = 0, grad = 0, n = 0;
+      let xx = 0, xy = 0, yy = 0, xt = 0, yt = 0, at = 0, st = 0, grad = 0, n = 0;
       for (let y = y0 + ((y0 + 1) % 2); y < y1; y += 2) {
         for (let i = y * width + x0, end = y * width + x1; i < end; i++) {
           // gradients of the mean of both samples: symmetric in time, so a sway's two halves weigh the same
@@ -234,6 +284,7 @@ export function localMotion(before: Uint8Array, cur: Uint8Array, map: CellMap, g
           xt += ix * it;
           yt += iy * it;
           at += it < 0 ? -it : it;
+          st += it;
           grad += (ix < 0 ? -ix : ix) + (iy < 0 ? -iy : iy);
           n++;
         }
@@ -242,6 +293,10 @@ export function localMotion(before: Uint8Array, cur: Uint8Array, map: CellMap, g
       const c = gy * grid.x + gx;
       pixels = Math.max(pixels, n);
       change[c] = at / n;
+      net[c] = st / n;
+      // the structure tensor's eigenvalues are (trace ± spread) / 2
+      const trace = xx + yy, spread = Math.sqrt((xx - yy) ** 2 + 4 * xy * xy);
+      isotropy[c] = trace > 0 ? (trace - spread) / (trace + spread) : 0;
       texture[c] = grad / n;
       const reg = n * FLAT * FLAT;
       const gxx = xx + reg, gyy = yy + reg;
@@ -255,7 +310,7 @@ export function localMotion(before: Uint8Array, cur: Uint8Array, map: CellMap, g
   // a median little.
   const trusted = new Uint8Array(cells);
   for (let c = 0; c < cells; c++) trusted[c] = texture[c]! >= TEXTURED ? 1 : 0;
-  return { change, flow, texture, pixels, camera: cameraMotion(flow, trusted, map, grid) };
+  return { change, net, isotropy, flow, texture, pixels, camera: cameraMotion(flow, trusted, map, grid) };
 }
 
 /**
@@ -344,6 +399,25 @@ function noiseOf(local: LocalMotion[]): number {
   return all.sort()[Math.floor(all.length * 0.2)] ?? 0;
 }
 
+/**
+ * A cell at rest: the 20th percentile of its changes over the samples. A sway stops at each turn
+ * and passes its middle fastest, so most of its changes stand well above its turns' (crowns and
+ * flowers made dim or infrared: 1.5 times their rest in 76 to 96 % of their faint moves); a
+ * dark, grainy surface changes about as much in every sample, whatever flow its grain fakes
+ * (the board of `hand_ball.mp4`: half of them).
+ */
+function restingChange(local: LocalMotion[]): Float32Array {
+  const cells = local[0]?.change.length ?? 0;
+  const rest = new Float32Array(cells);
+  const values = new Float32Array(local.length);
+  for (let c = 0; c < cells; c++) {
+    for (let k = 0; k < local.length; k++) values[k] = local[k]!.change[c]!;
+    values.sort();
+    rest[c] = values[Math.floor(local.length * 0.2)] ?? 0;
+  }
+  return rest;
+}
+
 /** The camera held still in this sample (it is one). */
 const viewStill = (l: LocalMotion | undefined): boolean => l !== undefined && l.camera < MOVED;
 
@@ -366,6 +440,9 @@ export function describeSway(samples: LocalMotion[], sampleFps: number, backgrou
   const sumX = new Float32Array(cells), sumY = new Float32Array(cells), length = new Float32Array(cells);
   const lagged = new Float32Array(cells), energy = new Float32Array(cells), texture = new Float32Array(cells);
   const still = local.filter(viewStill).length;
+  const rest = restingChange(local.filter(viewStill));
+  // faint moves are held apart until the clip's end, when their cell's signs are known (MIXED)
+  const faint = { count: new Float32Array(cells), x: new Float32Array(cells), y: new Float32Array(cells), length: new Float32Array(cells), net: new Float32Array(cells), change: new Float32Array(cells) };
   for (let k = 0; k < local.length; k++) {
     const l = local[k]!;
     if (!viewStill(l)) continue;
@@ -376,12 +453,28 @@ export function describeSway(samples: LocalMotion[], sampleFps: number, backgrou
       energy[c] += u * u + v * v;
       if (before) lagged[c] += u * before.flow[c * 2]! + v * before.flow[c * 2 + 1]!;
       const d = Math.hypot(u, v);
-      if (d < MOVED || d < SIGNIFICANT * flowError(noise, l.texture[c]!, l.pixels) || l.change[c]! < changed) continue;
-      duty[c]++;
-      sumX[c] += u;
-      sumY[c] += v;
-      length[c] += d;
+      if (d < MOVED || d < SIGNIFICANT * flowError(noise, l.texture[c]!, l.pixels)) continue;
+      if (l.change[c]! >= changed) {
+        duty[c]++;
+        sumX[c] += u;
+        sumY[c] += v;
+        length[c] += d;
+      } else if (faintMove(l, c, rest[c]!, noise)) {
+        faint.count[c]++;
+        faint.x[c] += u;
+        faint.y[c] += v;
+        faint.length[c] += d;
+        faint.net[c] += Math.abs(l.net[c]!);
+        faint.change[c] += l.change[c]!;
+      }
     }
+  }
+  for (let c = 0; c < cells; c++) {
+    if (!faint.count[c] || faint.net[c]! > MIXED * faint.change[c]!) continue;
+    duty[c] += faint.count[c]!;
+    sumX[c] += faint.x[c]!;
+    sumY[c] += faint.y[c]!;
+    length[c] += faint.length[c]!;
   }
   const straightness = new Float32Array(cells);
   const smoothness = new Float32Array(cells);

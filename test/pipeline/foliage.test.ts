@@ -5,7 +5,7 @@ import type { Box, Detection } from '../../runtime/core/analysis.js';
 import { decide, type FrameFindings } from '../../runtime/pipeline/decide.js';
 import type { MotionPattern } from '../../runtime/pipeline/motion.js';
 import {
-  cameraMotion, cellTexture, describeSway, flagFinding, flowError, localMotion, medianOf, swayFindings, swayScores, type CellMap,
+  cameraMotion, cellTexture, describeSway, flagFinding, flowError, localMotion, medianOf, swayFindings, swayScores, type CellMap, type LocalMotion,
 } from '../../runtime/pipeline/foliage.js';
 import { medianFrame } from '../../runtime/pipeline/pixel-median.js';
 import { seeded } from '../support/random.js';
@@ -144,6 +144,71 @@ describe('foliage: local motion, sway and flags', () => {
     expect(scores.plant).to.be.above(0.9);
     expect(scores.wind).to.be.above(0.9);
     expect(scores.flag).to.equal(0); // swaying is never a flag by itself
+  });
+
+  describe('faint moves: a dim view\'s sway, changing its cells by under a level', () => {
+    // the texture at a third of its contrast about a dark gray, as a weak illuminator shows it
+    const dim = (where: (x: number, y: number) => [number, number], light: (x: number, y: number) => number = () => 0) => {
+      const texture = picture(where);
+      return Uint8Array.from(texture, (level, i) => Math.round(40 + (level - 128) / 3 + light(i % WIDTH, Math.floor(i / WIDTH))));
+    };
+    const crown = (x: number, y: number) => x >= 16 && x < 64 && y >= 24;
+    const swayed = (dx: number) => dim((x, y) => (crown(x, y) ? [x - dx, y] : [x, y]));
+    const motion = (frames: Uint8Array[]) => frames.slice(1).map((f, k) => localMotion(frames[k]!, f, map, GRID));
+    const foliage = (frames: Uint8Array[]) => swayFindings(describeSway(motion(frames), 10), GRID).foliage;
+
+    it('a crown swaying in a third of the day\'s contrast is foliage', () => {
+      const frames = Array.from({ length: 41 }, (_, t) => swayed(0.3 * Math.sin(2 * Math.PI * 0.8 * (t / 10))));
+      const local = motion(frames);
+      const meanChange = Array.from(local[0]!.change, (_, c) => local.reduce((sum, l) => sum + l.change[c]!, 0) / local.length);
+      expect(Math.max(...meanChange)).to.be.below(1); // the sway changes no cell by a level, on average
+      expect(foliage(frames)).to.be.above(0.5);
+    });
+
+    it('a still dim view whose pixels round a level up now and then (one in ten) is not', () => {
+      const random = seeded(17);
+      expect(foliage(Array.from({ length: 41 }, () => dim((x, y) => [x, y], () => (random() < 0.1 ? 1 : 0))))).to.equal(0);
+    });
+
+    // Made-up faint moves on a crown's cells (texture 8, a cell's 24 pixels): its sway of 0.25 px
+    // at 0.8 Hz changes a cell by half its texture times the displacement (under a level), a
+    // different pixel brightening for each one darkening. Each case breaks one of the tests.
+    const crownCells = gridBlock(2, 4, 6, 4);
+    const faint = (change: (d: number) => number, net: (change: number) => number, isotropy = 0.3) =>
+      Array.from({ length: 40 }, (_, t): LocalMotion => {
+        const cells = GRID.x * GRID.y;
+        const l = { change: new Float32Array(cells), net: new Float32Array(cells), isotropy: new Float32Array(cells).fill(isotropy), flow: new Float32Array(cells * 2), texture: new Float32Array(cells).fill(8), pixels: 24, camera: 0 };
+        for (let c = 0; c < cells; c++) {
+          if (!crownCells(c)) continue;
+          const d = 0.25 * Math.cos(2 * Math.PI * 0.8 * (t / 10) + c);
+          l.flow[c * 2] = d;
+          l.change[c] = change(Math.abs(d));
+          l.net[c] = net(l.change[c]!);
+        }
+        return l;
+      });
+    const swayOf = (local: LocalMotion[]) => swayFindings(describeSway(local, 10), GRID).foliage;
+    const mixed = (change: number) => 0.2 * change;
+
+    it('faint moves that only a displacement of the texture makes: foliage', () => {
+      expect(swayOf(faint((d) => 4 * d, mixed))).to.be.above(0.9);
+    });
+
+    it('faint moves under what rounding makes of a displaced texture (half a level): nothing', () => {
+      expect(swayOf(faint((d) => 1.6 * d, mixed))).to.equal(0);
+    });
+
+    it('faint moves along one straight edge (isotropy under a tenth: the aperture problem): nothing', () => {
+      expect(swayOf(faint((d) => 4 * d, mixed, 0.05))).to.equal(0);
+    });
+
+    it('faint changes as large in every sample, turns and all (grain\'s, not a sway\'s): nothing', () => {
+      expect(swayOf(faint(() => 0.8, mixed))).to.equal(0);
+    });
+
+    it('faint changes that brighten or darken a cell\'s pixels together (a light, not a displacement): nothing', () => {
+      expect(swayOf(faint((d) => 4 * d, (change) => change))).to.equal(0);
+    });
   });
 
   it('a source of a few frames a second repeats each frame: the repeats say nothing of the sway, which is read from the new frames', () => {

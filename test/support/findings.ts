@@ -46,7 +46,7 @@ export function cellMotion(samples: number, flowOf: (c: number, t: number) => [n
       flow[c * 2 + 1] = v;
       change[c] = Math.hypot(u, v) * 20; // a texture of 20 gray levels a px
     }
-    return { change, flow, texture: new Float32Array(change.length).fill(20), pixels: 24, camera };
+    return { change, net: new Float32Array(change.length), isotropy: new Float32Array(change.length).fill(1), flow, texture: new Float32Array(change.length).fill(20), pixels: 24, camera };
   });
 }
 

@@ -439,8 +439,9 @@ export function describeSway(samples: LocalMotion[], sampleFps: number, backgrou
   const duty = new Float32Array(cells);
   const sumX = new Float32Array(cells), sumY = new Float32Array(cells), length = new Float32Array(cells);
   const lagged = new Float32Array(cells), energy = new Float32Array(cells), texture = new Float32Array(cells);
-  const still = local.filter(viewStill).length;
-  const rest = restingChange(local.filter(viewStill));
+  const stillSamples = local.filter(viewStill);
+  const still = stillSamples.length;
+  const rest = restingChange(stillSamples);
   // faint moves are held apart until the clip's end, when their cell's signs are known (MIXED)
   const faint = { count: new Float32Array(cells), x: new Float32Array(cells), y: new Float32Array(cells), length: new Float32Array(cells), net: new Float32Array(cells), change: new Float32Array(cells) };
   for (let k = 0; k < local.length; k++) {

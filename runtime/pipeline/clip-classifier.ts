@@ -285,7 +285,7 @@ export class ClipClassifier implements Classifier {
       // framed as a longer clip's frames are (what the lone look's closer framing cut off in
       // view); where they still find nothing, at the lone look's closer scale too (a body small
       // in the view, too small for the detector at the wider one).
-      const foundNothing = () => decide(frames, motion.pattern, this.options.manifest, rules).labels.includes('other');
+      const foundNothing = () => decide(frames, motion.pattern, this.options.manifest, rules).labels.some((l) => l === 'other' || l === 'NOTHING');
       const other = chosen.length === 1 && foundNothing() ? anotherMoment(motion.samples, [chosen[0]!.index], detailOf(clip), this.regionSide()) : undefined;
       for (const look of other ? await this.inferLooks([other], clip, motion, signal, wet) : []) {
         frames.push(look.findings);

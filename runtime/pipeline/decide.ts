@@ -919,6 +919,8 @@ const webViews = (frames: FrameFindings[], judge: Judge): Box[] =>
 
 /** A box lying this much inside a place that flutters is of what flutters there: the detector's flag, a creature's path in a flag's place. */
 const FLAG_OWN = 0.5;
+/** A creature's box with this share of its cells where the motion pass saw only blips is of what blipped there (a clock's digits). */
+const ON_BLIPS = 0.5;
 
 /**
  * Step 2, the weather from the pixels and the motion: rain and snow; then foliage, wind and
@@ -989,11 +991,15 @@ export function foundRule(frames: FrameFindings[], judge: Judge, aspect = 1): (l
  * moved as creatures do, or that crossed the view flying, is an animal. Small movers are
  * followed only then, and only on a camera held still (decide hands them over where
  * stillBackground holds). Not inside the place of a flag found fluttering (`flagPlace`): its
- * folds, and flakes crossing them, are followed there as small things that turn and stop.
+ * folds, and flakes crossing them, are followed there as small things that turn and stop. Not,
+ * where every change the motion pass saw was a blip (`blips`), on the cells that blipped: a
+ * burned-in clock's digits, turning in place each second, are followed there as a small thing
+ * that hops about.
  */
-export function creaturesWhereNoOne(scores: Scores, frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, judge: Judge, movers?: () => SmallMovers, flagPlace?: Box): Detection[] {
+export function creaturesWhereNoOne(scores: Scores, frames: FrameFindings[], found: (label: ServiceLabel, score: number) => boolean, judge: Judge, movers?: () => SmallMovers, flagPlace?: Box, blips?: Uint8Array): Detection[] {
   const someone = (Object.keys(scores) as ServiceLabel[]).some((l) => judge.intruders.includes(l) && found(l, scores[l]!));
-  const creatures = (movers && !someone ? smallCreatures(movers(), frames, judge.rules) : []).filter((c) => !flagPlace || covered(c.box, flagPlace) < FLAG_OWN);
+  const creatures = (movers && !someone ? smallCreatures(movers(), frames, judge.rules) : [])
+    .filter((c) => (!flagPlace || covered(c.box, flagPlace) < FLAG_OWN) && (!blips || boxShares(c.box, blips).inside < ON_BLIPS));
   for (const c of creatures) raise(scores, 'animal', c.score);
   return creatures;
 }
@@ -1223,7 +1229,7 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
   for (const frame of frames) for (const [label, score] of Object.entries(frame.scores)) raise(scores, label as ServiceLabel, score);
   const { flagPlace } = weather(scores, frames, pattern, judge);
   const isFound = foundRule(frames, judge, pattern.aspect);
-  const creatures = creaturesWhereNoOne(scores, frames, isFound, judge, stillBackground(pattern) ? movers : undefined, flagPlace);
+  const creatures = creaturesWhereNoOne(scores, frames, isFound, judge, stillBackground(pattern) ? movers : undefined, flagPlace, pattern.blips);
   const labels = (Object.keys(scores) as ServiceLabel[]).filter((l) => isFound(l, scores[l]!));
   const rainy = labels.includes('rain');
   const followed = movers ? () => movers().moved ?? [] : [];
@@ -1232,6 +1238,8 @@ export function decide(found: FrameFindings[], pattern: MotionPattern, manifest:
     raise(scores, 'intrusion', intrusion);
     labels.push('intrusion');
   }
+  // what changed only in blips (a burned-in clock's digits) moved no thing: nothing happened
+  if (labels.length === 0 && pattern.blips) return { risk: 'safe', labels: ['NOTHING'], scores: { NOTHING: 1 }, keyframes: keyframesOf(frames, new Set(), isFound, judge, [], movers) };
   if (labels.length === 0) {
     labels.push('other'); // something moved, and nothing the pack knows explains it
     scores.other = round(Math.max(0.01, 1 - Math.max(0, ...Object.values(scores))));

@@ -135,6 +135,11 @@ export interface MotionPattern {
   sway?: SwayPattern;
   /** the frame's width over its height: boxes are in shares of each side, distances in pixels need it (1 when not known) */
   aspect?: number;
+  /**
+   * Where every change the motion pass saw was a blip (blipsOnly), the cells that changed or
+   * stood out: a burned-in clock's digits turning. No thing moved there.
+   */
+  blips?: Uint8Array;
 }
 
 export interface MotionAnalysis {
@@ -318,6 +323,44 @@ function addForeground(kept: Array<{ sample: MotionSample; frame: Uint8Array }>,
   }
 }
 
+/** Whether `sample` changed a cell at `cell` or beside it. */
+function changedAround(sample: MotionSample | undefined, cell: number): boolean {
+  if (!sample) return false;
+  const x = cell % GRID_X;
+  const y = Math.floor(cell / GRID_X);
+  for (let yy = Math.max(0, y - 1); yy <= Math.min(GRID_Y - 1, y + 1); yy++) {
+    for (let xx = Math.max(0, x - 1); xx <= Math.min(GRID_X - 1, x + 1); xx++) if (sample.cells[yy * GRID_X + xx]) return true;
+  }
+  return false;
+}
+
+/**
+ * Where every change the motion pass saw was a blip, the cells that changed or stood out;
+ * undefined where something moved. Whatever moves is seen in consecutive samples: at SAMPLE_FPS
+ * a walker, a car, a bird crossing the view spend several in it. A burned-in clock's digits
+ * turn in one sample and stand still in the next, as a keyframe's refresh does: a sample's
+ * changed cells are a blip where none has a cell on or beside it changed in the sample before
+ * or after. A digit's state held for a second stands out of the background; it does so where
+ * it stood out before or where a digit turned, while a car creeping in under the change a
+ * sample shows stands out anew, cell after cell, where nothing blipped. Said only of a dry clip
+ * whose samples are all kept and distinct frames (a drop is in one sample only; a source that
+ * repeats its frames stands still between them).
+ */
+export function blipsOnly(samples: MotionSample[]): Uint8Array | undefined {
+  if (!samples.some((s) => s.region)) return undefined;
+  const blipped = (k: number, c: number) => changedAround(samples[k], c);
+  const where = new Uint8Array(GRID_X * GRID_Y);
+  for (let k = 0; k < samples.length; k++) {
+    const { cells, foreground } = samples[k]!;
+    if (cells.some((changed, c) => changed && (blipped(k - 1, c) || blipped(k + 1, c)))) return undefined;
+    // the first samples' foreground stood out from the clip's start (addForeground reads three samples)
+    const anew = (c: number) => k > 1 && !where[c] && ![k - 2, k - 1, k, k + 1].some((j) => blipped(j, c));
+    if (foreground.some((standing, c) => standing && anew(c))) return undefined;
+    for (let c = 0; c < where.length; c++) where[c] ||= cells[c]! | foreground[c]!;
+  }
+  return where;
+}
+
 /** What the motion pattern says of precipitation and the camera's motion, from the precipitation analysis. */
 function weatherOf(e: PrecipitationEvidence | undefined): Pick<MotionPattern, 'pan' | 'repeat' | 'streaks' | 'flakes'> {
   return { pan: e?.pan ?? 0, repeat: e?.repeat ?? 0, streaks: e?.streakSpread ?? 0, flakes: e?.flakeSpread ?? 0 };
@@ -484,6 +527,8 @@ export async function analyseMotion(
     samples, precipitation, clip.width / clip.height, () => calmMotion(kept, grid, drops ? dropLight(precipitation) : 'either'),
     () => { const bg = backgroundOf(); return bg && cellTexture(bg, grid, MOTION_GRID); },
   );
+  const blips = !falling && repeatingRate === undefined && kept.length === samples.length ? blipsOnly(samples) : undefined;
+  if (blips) pattern.blips = blips;
   if (pattern.sway && !pattern.sway.cameraStill) {
     if (stride === 1) addLocalMotion(kept, grid); // every sample kept: each one's from them
     followTheView(samples, kept, grid, !falling);

@@ -585,15 +585,35 @@ const openedHolds = (d: Detection, opened: FrameFindings, judge: Judge, aspect: 
  * taken out: vouchedByOpened), whose moment was looked at again the same way with the thin
  * streaks opened out of it (pixel-median.ts, streaksOpened: a body is wider than a streak, and
  * one frame alone is not smeared by the mover's own motion) and is not held there, was the
- * streaks'. The opened looks themselves add nothing: they only vouch.
+ * streaks', unless it went somewhere (wentOnAsItIs). The opened looks themselves add nothing:
+ * they only vouch.
  */
 function dropWhatStreaksMade(frames: FrameFindings[], judge: Judge, aspect: number): FrameFindings[] {
   const opened = frames.filter((f) => f.opened);
   if (opened.length === 0) return frames;
   const labels = streakLabels(judge);
+  const refuted = (d: Detection, frame: FrameFindings) => opened.some((o) => sameView(o, frame) && !openedHolds(d, o, judge, aspect));
   const streakMade = (frame: FrameFindings) => (d: Detection) => labels.includes(d.label) && vouchedByOpened(frame, d.label) && weighs(d, judge) &&
-    opened.some((o) => sameView(o, frame) && !openedHolds(d, o, judge, aspect));
+    refuted(d, frame) && !wentOnAsItIs(d, frame, frames, judge, aspect, refuted);
   return frames.filter((f) => !f.opened).map((f) => withoutDetections(f, streakMade(f)));
+}
+
+/**
+ * A sighting seen again in another frame as it is, by a sighting weighing as much that its own
+ * opened look did not refute, at another place where one body could have gone in the time
+ * between (oneBody, not samePlace). The drops' streaks are a texture that stays where it is: what
+ * they make over a belt of produce (a freight car's ribs) they make again in place, while a body
+ * they cross goes its way. Opening thins a car seen from above in infrared, its pale roof
+ * crossed by the drops' streaks, as it thins a far walker's limbs: the overhead lot at night in
+ * a drizzle lit by the illuminator lost its car driving up the lot so (0.58, 0.58, 0.66 as the
+ * frames are), and the small movers' creature took its place, `animal`.
+ */
+function wentOnAsItIs(d: Detection, frame: FrameFindings, frames: FrameFindings[], judge: Judge, aspect: number, refuted: (d: Detection, f: FrameFindings) => boolean): boolean {
+  const here = { t: frame.t, sample: frame.sample, box: d.box };
+  return frames.some((f) => asItIs(f) && Math.abs(f.t - frame.t) > 1e-6 && f.detections.some((o) => {
+    const there = { t: f.t, sample: f.sample, box: o.box };
+    return o.label === d.label && weighs(o, judge) && !refuted(o, f) && oneBody(here, there, aspect) && !samePlace(inViewOf(d.box, frame.sample, f.sample), o.box, aspect);
+  }));
 }
 
 /**

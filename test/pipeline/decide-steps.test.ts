@@ -172,6 +172,22 @@ describe('decide, step 1: second opinions on each frame', () => {
     expect(streakDoubts([ribs(5.5, 0.35)], rainy, judge), 'under confirm_score it weighs nothing: not looked at').to.deep.equal([]);
   });
 
+  it('in rain, a sighting its opened look does not hold stays where another frame as it is saw it again, unrefuted, where one body could have gone: a car driving up the lot; not a reading again in place, nor one vouched for by a refuted sighting', () => {
+    // the overhead lot at night in a lit drizzle: the car as the frames are at 0.3 s and 1.3 s, nothing opened at 0.3 s
+    const rainy = { ...pattern, streaks: 0.5, aspect: 16 / 9 };
+    const crop: Box = { x: 0, y: 0, w: 0.56, h: 1 };
+    const car = (t: number, box: Box) => ({ ...frame(t, [{ label: 'vehicule' as const, score: 0.58, box }], crop), framing: crop });
+    const opened = (t: number): FrameFindings => ({ ...frame(t, [], crop), framing: crop, opened: true });
+    const first = car(0.3, { x: 0.13, y: 0.48, w: 0.24, h: 0.52 });
+    const next = car(1.3, { x: 0.2, y: 0.3, w: 0.16, h: 0.41 });
+    const kept = (frames: FrameFindings[]) => secondOpinions(frames, rainy, judge).flatMap((f) => f.detections.map(() => f.t));
+    expect(kept([first, next, opened(0.3)])).to.deep.equal([0.3, 1.3]);
+    expect(kept([first, opened(0.3)]), 'seen once').to.deep.equal([]);
+    expect(kept([first, next, opened(0.3), opened(1.3)]), 'refuted at both moments').to.deep.equal([]);
+    expect(kept([first, car(1.3, first.detections[0]!.box), opened(0.3)]), 'the same reading in place').to.deep.equal([1.3]);
+    expect(kept([first, { ...next, detections: [person(0.58, next.detections[0]!.box)], scores: { person: 0.58 } }, opened(0.3)]), 'another label').to.deep.equal([1.3]);
+  });
+
   it('a person box inside an animal seen surer and at least twice its size at the same moment is the animal\'s head: dropped; not a surer person, nor one seen a while apart', () => {
     const cat: Detection = { label: 'animal', score: 0.95, box: { x: 0.05, y: 0.1, w: 0.8, h: 0.85 } };
     const face = person(0.84, { x: 0.42, y: 0.1, w: 0.35, h: 0.4 });

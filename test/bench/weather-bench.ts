@@ -1,12 +1,13 @@
 // The nuisance scenes in weather: rain and snow over foliage in wind, a flag, the night lot and
 // a bush beside a walker, as they come together outdoors. A person watching would name the
 // weather or the nuisance and raise nothing; a walker among them is still an intrusion. Then the
-// real camera clips in each weather: the outcomes they have dry, and the weather named.
+// real camera clips in each weather: the outcomes they have dry, and the weather named; and the
+// same clips filmed in infrared at night, in weather the camera's illuminator lights.
 // Outcomes only (CPU is the quality table's).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../support/clips.js';
-import { nightViewClip } from '../support/night.js';
+import { infraredClip, nightViewClip } from '../support/night.js';
 import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip } from '../support/nuisance-clips.js';
 import { media } from '../support/paths.js';
 import { weatherClip, type Weather } from '../support/weather.js';
@@ -63,20 +64,43 @@ export async function benchRealInWeather(): Promise<{ rows: Array<Record<string,
   return outcomeGrid(inWeather, inEachWeather(REAL_WEATHERS, REAL_SECONDS), dir, 'clip');
 }
 
+/** The weathers the real clips are seen in at night: rain as fine, as usual and heavy snow. */
+export const NIGHT_WEATHERS: Record<string, Weather> = { drizzle: REAL_WEATHERS.drizzle!, rain: REAL_WEATHERS.rain!, 'heavy snow': REAL_WEATHERS['heavy snow']! };
+
+/**
+ * The ten real camera clips filmed in infrared at night (infraredClip: gray, a third of the
+ * light, a grain drawn anew for each frame) in weather over their first REAL_SECONDS: the drops
+ * and flakes at the day's brightness over the dim view, as the illuminator beside the lens lights
+ * them far brighter than the scene. Each must come out as its README says, and name the weather.
+ */
+export async function benchRealAtNightInWeather(): Promise<{ rows: Array<Record<string, string>>; totals: Array<Record<string, string>> }> {
+  const dir = tempDir('vigil-weather-night-');
+  const inWeather = realClips().filter((e) => e.file.includes(`${path.sep}real${path.sep}`))
+    .map((e) => ({ ...e, must: [...e.must.filter((l) => l !== 'NOTHING'), 'rain' as const] }));
+  const filmed = new Map<string, Promise<string>>();
+  const atNight = (file: string) => filmed.get(file) ?? filmed.set(file, infraredClip(file, path.join(dir, `${path.basename(file, '.mp4')}-infrared.mp4`))).get(file)!;
+  const treatments = Object.fromEntries(Object.entries(NIGHT_WEATHERS).map(([name, weather]): [string, Treatment] =>
+    [name, async (e, out) => weatherClip(await atNight(e.file), out, weather, { seconds: REAL_SECONDS })]));
+  return outcomeGrid(inWeather, treatments, dir, 'clip');
+}
+
 /** Each scene in each weather through the default pack: what it got, and whether that is right. */
 export async function benchWeather(): Promise<{ rows: Array<Record<string, string>>; totals: Array<Record<string, string>> }> {
   const dir = tempDir('vigil-weather-');
   return outcomeGrid(await weatherScenes(dir), inEachWeather(WEATHERS), dir, 'scene');
 }
 
-/** The four tables of this section, printed: the scenes and the real clips, each with its totals. */
+/** The six tables of this section, printed: the scenes, the real clips, and the real clips at night, each with its totals. */
 export async function weatherTables(): Promise<string> {
   const { rows, totals } = await benchWeather();
   const real = await benchRealInWeather();
+  const night = await benchRealAtNightInWeather();
   return formatTable('The nuisance scenes in rain and snow made over them (default pack; target: every scene right in every weather)', rows) + '\n'
     + formatTable('Weathers right', totals) + '\n'
     + formatTable(`The real camera clips in rain and snow made over their first ${REAL_SECONDS} s (default pack; target: every clip right, with rain, in every weather)`, real.rows) + '\n'
-    + formatTable('Weathers right, real clips', real.totals) + '\n';
+    + formatTable('Weathers right, real clips', real.totals) + '\n'
+    + formatTable(`The real camera clips filmed in infrared at night, in rain and snow the illuminator lights, over their first ${REAL_SECONDS} s (default pack; target: every clip right, with rain, in every weather)`, night.rows) + '\n'
+    + formatTable('Weathers right, real clips at night', night.totals) + '\n';
 }
 
 // `node dist/test/bench/weather-bench.js`: this section alone

@@ -101,6 +101,28 @@ const ISOTROPIC = 0.1;
  */
 const MIXED = 0.5;
 
+/**
+ * A light swelling and fading over a place (a lamp flickering, a screen's glow) moves nothing,
+ * but over a sloped gradient its change reads as a flow, as a displacement's does. It brightens
+ * or darkens a cell's pixels together (what brightened less what darkened over MIXED of what
+ * changed), and the cells it lights follow its swell in step: each went the way of the sum over
+ * the cells that moved in that sample, or each the other way (where the relighting of the whole
+ * view, light.ts, took part of the lamp's light for the camera's gain), in TOGETHER of its
+ * moves. A lamp pulsing by 15 % at 1.5 Hz over the real empty room: 1 and 1 in the median cell,
+ * `plant` and `wind` before. Crowns and flowers in wind: 0.24 to 0.29, and 0.5 to 0.55 (a
+ * displacement mixes its signs); flags: one way in their cells (0.4 to 0.86, a bright cloth's
+ * edge over the sky), but not in step (0.53 to 0.55: where one edge of the cloth covers the sky,
+ * the other bares it).
+ */
+const TOGETHER = 0.75;
+
+/** A cell whose moves (held over the clip, with how often it went the way of all that moved) were a light's. */
+function litCell(held: { count: Float32Array; net: Float32Array; change: Float32Array; along: Float32Array }, c: number): boolean {
+  const count = held.count[c]!;
+  const inStep = Math.max(held.along[c]!, count - held.along[c]!);
+  return count > 0 && held.net[c]! > MIXED * held.change[c]! && inStep >= TOGETHER * count;
+}
+
 /** A move under a level (faint) that only a displacement of the cell's texture makes: see "Faint moves". */
 function faintMove(l: LocalMotion, c: number, rest: number, noise: number): boolean {
   const change = l.change[c]!;
@@ -427,9 +449,11 @@ const viewStill = (l: LocalMotion | undefined): boolean => l !== undefined && l.
  * textured cell moved with the view, and a camera that moves now and then (nudged by wind on
  * its pole, a source whose frames repeat) still counts as still, its own steps back and forth
  * read as the sway of every textured cell. `background`: the texture of the clip's background
- * per cell (cellTexture of its per-pixel median), for `lasting`.
+ * per cell (cellTexture of its per-pixel median), for `lasting`. `drops`: rain or snow is seen,
+ * whose drops and flakes brighten (or darken) what they cross one way and all at once, where
+ * they are left in a sample: no light is read there (litCell).
  */
-export function describeSway(samples: LocalMotion[], sampleFps: number, background?: Float32Array): SwayPattern | undefined {
+export function describeSway(samples: LocalMotion[], sampleFps: number, background?: Float32Array, drops = false): SwayPattern | undefined {
   if (samples.length < MIN_SWAY_S * sampleFps) return undefined;
   const local = newFrames(samples);
   if (local.length < 2) return undefined;
@@ -442,12 +466,24 @@ export function describeSway(samples: LocalMotion[], sampleFps: number, backgrou
   const stillSamples = local.filter(viewStill);
   const still = stillSamples.length;
   const rest = restingChange(stillSamples);
-  // faint moves are held apart until the clip's end, when their cell's signs are known (MIXED)
-  const faint = { count: new Float32Array(cells), x: new Float32Array(cells), y: new Float32Array(cells), length: new Float32Array(cells), net: new Float32Array(cells), change: new Float32Array(cells) };
+  // moves are held apart until the clip's end, when their cell's signs are known: faint ones
+  // (MIXED), and the others, a light's where the cell brightened and darkened with the rest (litCell)
+  const moves = () => ({ count: new Float32Array(cells), x: new Float32Array(cells), y: new Float32Array(cells), length: new Float32Array(cells), net: new Float32Array(cells), change: new Float32Array(cells), along: new Float32Array(cells) });
+  const strong = moves();
+  const faint = moves();
+  const hold = (held: typeof strong, l: LocalMotion, c: number, u: number, v: number) => {
+    held.count[c]++;
+    held.x[c] += u;
+    held.y[c] += v;
+    held.length[c] += Math.hypot(u, v);
+    held.net[c] += Math.abs(l.net[c]!);
+    held.change[c] += l.change[c]!;
+  };
   for (let k = 0; k < local.length; k++) {
     const l = local[k]!;
     if (!viewStill(l)) continue;
     const before = viewStill(local[k - 1]) ? local[k - 1] : undefined;
+    const moved: number[] = [];
     for (let c = 0; c < cells; c++) {
       texture[c] += l.texture[c]!;
       const u = l.flow[c * 2]!, v = l.flow[c * 2 + 1]!;
@@ -456,26 +492,23 @@ export function describeSway(samples: LocalMotion[], sampleFps: number, backgrou
       const d = Math.hypot(u, v);
       if (d < MOVED || d < SIGNIFICANT * flowError(noise, l.texture[c]!, l.pixels)) continue;
       if (l.change[c]! >= changed) {
-        duty[c]++;
-        sumX[c] += u;
-        sumY[c] += v;
-        length[c] += d;
+        hold(strong, l, c, u, v);
+        moved.push(c);
       } else if (faintMove(l, c, rest[c]!, noise)) {
-        faint.count[c]++;
-        faint.x[c] += u;
-        faint.y[c] += v;
-        faint.length[c] += d;
-        faint.net[c] += Math.abs(l.net[c]!);
-        faint.change[c] += l.change[c]!;
+        hold(faint, l, c, u, v);
       }
     }
+    const together = moved.reduce((sum, c) => sum + l.net[c]!, 0);
+    for (const c of moved) if (Math.sign(l.net[c]!) === Math.sign(together)) strong.along[c]++;
   }
   for (let c = 0; c < cells; c++) {
-    if (!faint.count[c] || faint.net[c]! > MIXED * faint.change[c]!) continue;
-    duty[c] += faint.count[c]!;
-    sumX[c] += faint.x[c]!;
-    sumY[c] += faint.y[c]!;
-    length[c] += faint.length[c]!;
+    for (const held of [!drops && litCell(strong, c) ? undefined : strong, faint.net[c]! > MIXED * faint.change[c]! ? undefined : faint]) {
+      if (!held) continue;
+      duty[c] += held.count[c]!;
+      sumX[c] += held.x[c]!;
+      sumY[c] += held.y[c]!;
+      length[c] += held.length[c]!;
+    }
   }
   const straightness = new Float32Array(cells);
   const smoothness = new Float32Array(cells);

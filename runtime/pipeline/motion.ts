@@ -377,8 +377,8 @@ export function describePattern(
   const weather = { ...weatherOf(precipitation), ...(aspect ? { aspect } : {}) };
   const movingSamples = samples.filter((s) => s.region);
   if (movingSamples.length === 0) return { moving: false, ...weather };
-  const sway = describeSway(calm?.() ?? samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS, background?.());
   const drops = precipitation !== undefined && dropsSeen(precipitation);
+  const sway = describeSway(calm?.() ?? samples.flatMap((s) => (s.local ? [s.local] : [])), SAMPLE_FPS, background?.(), drops);
   return { moving: true, ...weather, ...(sway ? { sway: drops ? { ...sway, inRain: true } : sway } : {}) };
 }
 

@@ -3,7 +3,7 @@
 // would say. The default pack is pulled from the shared models folder.
 import path from 'node:path';
 import { expect } from 'chai';
-import { cloudShadowClip, ffmpeg, headlightsClip, huntingGainClip, leafShadowsClip, nightWalkerClip, nudgedCameraClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
+import { cloudShadowClip, ffmpeg, flickeringLampClip, headlightsClip, huntingGainClip, leafShadowsClip, nightWalkerClip, nudgedCameraClip, panClip, pannedClip, sequenceClip, stillClip, shakenCameraClip, tempDir } from '../support/clips.js';
 import { suiteDaemon } from '../support/daemon.js';
 import { flagClip, foliageOverClip, sunflowerInWindClip, treesInWindClip, walkerBeforeTreesClip } from '../support/nuisance-clips.js';
 import { atNightClip, dimClip, infraredClip, nightViewClip, snowAtNightClip } from '../support/night.js';
@@ -87,6 +87,17 @@ describe('classification outcomes (default pack, real models)', function () {
     expect(r.risk).to.equal('safe');
     const log = await daemon().waitForLog((l) => l.msg === 'clip classified' && l.id === r.id);
     expect(log.frames_inferred).to.equal(0);
+  });
+
+  // A lamp's light swelling and fading over part of the real empty room: over the sloped
+  // gradient of its pool the change reads as a flow, back and forth at the lamp's pulse; filmed in
+  // infrared it came out `plant`, `wind`. Its cells brighten and darken together and in step
+  // (foliage.ts, litCell).
+  it('a lamp flickering over part of an empty room filmed in infrared: no plant, no wind, safe', async () => {
+    const lamp = await flickeringLampClip(media('real/indoor_empty_room.mp4'), path.join(dir, 'room-lamp.mp4'));
+    const r = await classify(await infraredClip(lamp, path.join(dir, 'room-lamp-infrared.mp4')));
+    for (const label of ['plant', 'wind', 'person', 'vehicule', 'animal', 'intrusion']) expect(r.labels).to.not.include(label);
+    expect(r.risk).to.equal('safe');
   });
 
   // The real empty room as an infrared camera films it at night, 12 s in one group of pictures:

@@ -211,6 +211,43 @@ describe('foliage: local motion, sway and flags', () => {
     });
   });
 
+  describe('a light swelling and fading over a place, read as flows over its gradient', () => {
+    // Made-up moves on a place's cells (texture 8, 24 pixels a cell): in each sample a flow of
+    // 0.3 px back and forth and a change of 3 levels, `net` of it the way the pixels went
+    const place = gridBlock(2, 4, 6, 4);
+    const moves = (net: (c: number, t: number) => number) => Array.from({ length: 40 }, (_, t): LocalMotion => {
+      const cells = GRID.x * GRID.y;
+      const l = { change: new Float32Array(cells), net: new Float32Array(cells), isotropy: new Float32Array(cells).fill(0.3), flow: new Float32Array(cells * 2), texture: new Float32Array(cells).fill(8), pixels: 24, camera: 0 };
+      for (let c = 0; c < cells; c++) {
+        if (!place(c)) continue;
+        l.flow[c * 2] = 0.3 * Math.cos(2 * Math.PI * 0.8 * (t / 10) + c);
+        l.change[c] = 3;
+        l.net[c] = 3 * net(c, t);
+      }
+      return l;
+    });
+    const swayOf = (local: LocalMotion[]) => swayFindings(describeSway(local, 10), GRID).foliage;
+    // a lamp pulsing at 1.5 Hz: brightening, then darkening
+    const swell = (t: number) => (Math.sin(2 * Math.PI * 1.5 * (t / 10) + 0.5) >= 0 ? 1 : -1);
+
+    it('every cell brightened and darkened with the light, in step: nothing', () => {
+      expect(swayOf(moves((_, t) => swell(t)))).to.equal(0);
+    });
+
+    it('a third of them the other way, in step too (where the relighting of the whole view took part of the light for the camera\'s): nothing', () => {
+      expect(swayOf(moves((c, t) => (c % 3 === 0 ? -1 : 1) * swell(t)))).to.equal(0);
+    });
+
+    it('a displacement, mixing its signs in each cell: foliage', () => {
+      expect(swayOf(moves(() => 0.2))).to.be.above(0.9);
+    });
+
+    it('each cell one way, but not in step with the others (a cloth covering the sky at one edge, baring it at the other): foliage', () => {
+      const random = seeded(5);
+      expect(swayOf(moves(() => (random() < 0.5 ? 0.9 : -0.9)))).to.be.above(0.9);
+    });
+  });
+
   it('a source of a few frames a second repeats each frame: the repeats say nothing of the sway, which is read from the new frames', () => {
     const crown = gridBlock(2, 4, 6, 4);
     // 10 samples a second of a camera sending 3: each new frame moved since the last new one, the two

@@ -149,6 +149,17 @@ export async function headlightsClip(clip: string, out: string, seconds = 8): Pr
   return relitClip(clip, out, `(0.2+0.8*${beam})`, seconds, 'lutyuv=y=val+10,noise=alls=6:allf=t,');
 }
 
+/**
+ * A lamp flickering over part of the view: its pool of light (soft, an eighth of the view wide
+ * either way of its centre, a third of the way across) dims by up to `swing` of the light and
+ * comes back, `hz` times a second. Nothing in it moves that did not move in `clip`.
+ */
+export async function flickeringLampClip(clip: string, out: string, options: { swing?: number; hz?: number; seconds?: number } = {}): Promise<string> {
+  const { swing = 0.3, hz = 1.5, seconds = 6 } = options;
+  const pool = 'exp(-(pow(X-W/3,2)+pow(Y-H/2,2))/(2*pow(W/8,2)))';
+  return relitClip(clip, out, `(1-${swing}*${pool}*(1-sin(2*PI*${hz}*T))/2)`, seconds);
+}
+
 /** A camera shaken by wind: its whole view of an image sways back and forth in place (2 sways a second). Not foliage. */
 export async function shakenCameraClip(image: string, out: string, seconds = 4): Promise<string> {
   await ffmpeg([
